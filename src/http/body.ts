@@ -1,0 +1,105 @@
+import type { z } from 'zod'
+import type { FieldError } from '../schemas/index.js'
+import { ApiError } from './ApiError.js'
+
+/** Bodies over this many bytes answer 413. */
+export const MAX_BODY_BYTES = 64 * 1024
+/**
+ * Past this many bytes the rest of a body is not even read: 413 at once.
+ * Below it, the contract's order holds (not JSON, then too large).
+ */
+const READ_LIMIT = 1024 * 1024
+
+/**
+ * Reads a request body that must be a JSON object, in the contract's order:
+ * 415 not JSON → 400 `invalid_json` → 413 over 64 KiB.
+ *
+ * @example
+ * const fields = await readJsonObject(request)
+ */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const contentType = request.headers.get('content-type')
+  if (!isJsonMediaType(contentType)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `The body must be JSON, sent with Content-Type: application/json${contentType ? ` (this request said ${contentType})` : ' (this request sent none)'}.`,
+    )
+  }
+  const bytes = await readAtMost(request, READ_LIMIT)
+  if (bytes === undefined) throw tooLarge()
+  let value: unknown
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch (error) {
+    const reason = bytes.byteLength === 0 ? 'the body is empty' : error instanceof SyntaxError ? error.message : 'the body is not UTF-8'
+    throw new ApiError('invalid_json', `The body is not valid JSON: ${reason}.`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError('invalid_json', `The body must be a JSON object, such as {"phone": "+14155550123"}; got ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}.`)
+  }
+  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
+  return value as Record<string, unknown>
+}
+
+/**
+ * Checks body fields against a schema; every bad field is listed at once in
+ * a 422 `validation_failed`.
+ *
+ * @example
+ * const contact = parseBody(CreateContactRequest, fields)
+ */
+export function parseBody<S extends z.ZodType>(schema: S, fields: unknown): z.infer<S> {
+  const result = schema.safeParse(fields)
+  if (result.success) return result.data
+  const details = result.error.issues.flatMap(toFieldErrors)
+  const summary = details.map((detail) => detail.message).join('; ')
+  throw new ApiError('validation_failed', `The body has ${details.length === 1 ? 'a bad field' : `${details.length} bad fields`}: ${summary}.`, { details })
+}
+
+function toFieldErrors(issue: z.core.$ZodIssue): FieldError[] {
+  const field = issue.path.join('.')
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({ field: key, code: 'unknown_field', message: `${key} is not a field this endpoint takes` }))
+    case 'invalid_type':
+      return [{ field, code: issue.input === undefined ? 'required' : 'invalid_type', message: `${field} ${issue.message}` }]
+    case 'too_big':
+      return [{ field, code: 'too_long', message: `${field} ${issue.message}` }]
+    default:
+      return [{ field, code: 'invalid_format', message: `${field} ${issue.message}` }]
+  }
+}
+
+function isJsonMediaType(contentType: string | null): boolean {
+  const essence = contentType?.split(';')[0]?.trim().toLowerCase() ?? ''
+  return essence === 'application/json' || /^application\/[\w.+-]+\+json$/.test(essence)
+}
+
+function tooLarge(): ApiError {
+  return new ApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.`)
+}
+
+/** The body's bytes, or `undefined` once it passes `limit` (the rest is not read). */
+async function readAtMost(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (!request.body) return new Uint8Array()
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel()
+      return undefined
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}

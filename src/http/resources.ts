@@ -1,0 +1,35 @@
+import type { z } from 'zod'
+import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
+import { Appointment, Call, Contact, Lead, type CallWithMessages, type Message } from '../schemas/index.js'
+
+/*
+ * Stored records back to the resources the API shows: exactly the fields
+ * of the resource's schema, in its order, nothing of the storage.
+ */
+
+function projector<S extends z.ZodObject>(schema: S) {
+  const keys = Object.keys(schema.shape)
+  return (record: Record<string, unknown>): z.infer<S> => {
+    const resource: Record<string, unknown> = {}
+    for (const key of keys) resource[key] = record[key]
+    return resource as z.infer<S>
+  }
+}
+
+const callFields = projector(Call)
+
+/** A call as lists show it; a live call's duration counts up to `now`. */
+export function toCall(record: StoredCall, now: number): Call {
+  const call = callFields(record)
+  if (call.ended_at === null) call.duration_seconds = Math.max(0, Math.floor((now - Date.parse(call.started_at)) / 1_000))
+  return call
+}
+
+/** A call with its conversation, as `GET /v1/calls/:call_id` shows it. */
+export function toCallWithMessages(record: StoredCall, messages: Message[], now: number): CallWithMessages {
+  return { ...toCall(record, now), messages }
+}
+
+export const toContact: (record: StoredContact) => Contact = projector(Contact)
+export const toLead: (record: StoredLead) => Lead = projector(Lead)
+export const toAppointment: (record: StoredAppointment) => Appointment = projector(Appointment)

@@ -1,0 +1,168 @@
+import { z } from 'zod'
+import { positionOf } from '../data/Database.js'
+import type { Kind, StoredRecords } from '../data/records.js'
+import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
+import {
+  CallPath,
+  ContactPath,
+  CreateContactRequest,
+  DEFAULT_LIMIT,
+  ListAppointmentsQuery,
+  ListCallsQuery,
+  ListContactsQuery,
+  ListLeadsQuery,
+  NoQuery,
+  type Scope,
+} from '../schemas/index.js'
+import { ApiError } from './ApiError.js'
+import { parseBody, readJsonObject } from './body.js'
+import { decodeCursor, encodeCursor } from './cursor.js'
+import { toAppointment, toCall, toCallWithMessages, toContact, toLead } from './resources.js'
+import { defineRoute, type Route } from './Route.js'
+
+/** The API's endpoints, in the order of the spec. */
+export const routes: readonly Route[] = [
+  listRoute({
+    kind: 'calls',
+    scope: 'calls:read',
+    summary: 'List calls',
+    query: ListCallsQuery,
+    where: ({ status, phone }) => (call) => (status === undefined || call.status === status) && (phone === undefined || call.caller_phone === phone),
+    toResource: (call, sandbox) => toCall(call, sandbox.clock.now()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/calls/:call_id',
+    scope: 'calls:read',
+    summary: 'Get a call with its messages',
+    pathParams: CallPath,
+    query: NoQuery,
+    answer: ({ sandbox, apiKey, path }) => {
+      const call = ownRecord(sandbox, apiKey, 'calls', path.call_id)
+      return { body: { data: toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()) } }
+    },
+  }),
+  listRoute({
+    kind: 'contacts',
+    scope: 'contacts:read',
+    summary: 'List contacts',
+    query: ListContactsQuery,
+    where: ({ phone }) => (contact) => phone === undefined || contact.phone === phone,
+    toResource: toContact,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/contacts/:contact_id',
+    scope: 'contacts:read',
+    summary: 'Get a contact',
+    pathParams: ContactPath,
+    query: NoQuery,
+    answer: ({ sandbox, apiKey, path }) => ({ body: { data: toContact(ownRecord(sandbox, apiKey, 'contacts', path.contact_id)) } }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/contacts',
+    scope: 'contacts:write',
+    summary: 'Create a contact',
+    pathParams: z.object({}),
+    query: NoQuery,
+    answer: async ({ sandbox, apiKey, request }) => {
+      const fields = parseBody(CreateContactRequest, await readJsonObject(request))
+      const contact = await sandbox.createContact(apiKey.organization.organization_id, fields)
+      return { status: 201, body: { data: toContact(contact) }, headers: { Location: `/v1/contacts/${contact.id}` } }
+    },
+  }),
+  listRoute({
+    kind: 'leads',
+    scope: 'leads:read',
+    summary: 'List leads',
+    query: ListLeadsQuery,
+    where: ({ status, urgency }) => (lead) => (status === undefined || lead.status === status) && (urgency === undefined || lead.urgency === urgency),
+    toResource: toLead,
+  }),
+  listRoute({
+    kind: 'appointments',
+    scope: 'appointments:read',
+    summary: 'List appointments',
+    query: ListAppointmentsQuery,
+    where: ({ status }) => (appointment) => status === undefined || appointment.status === status,
+    toResource: toAppointment,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/me',
+    scope: null,
+    summary: 'Get the organization of the key, and its scopes',
+    pathParams: z.object({}),
+    query: NoQuery,
+    answer: ({ apiKey: { organization, scopes } }) => ({
+      body: {
+        data: {
+          organization_id: organization.organization_id,
+          organization_name: organization.organization_name,
+          plan: organization.plan,
+          scopes: [...scopes],
+        },
+      },
+    }),
+  }),
+]
+
+interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
+  kind: K
+  scope: Scope
+  summary: string
+  query: Q
+  /** The endpoint's own filters, as a record predicate. */
+  where: (query: z.infer<Q>) => (record: StoredRecords[K]) => boolean
+  toResource: (record: StoredRecords[K], sandbox: Sandbox) => unknown
+}
+
+/**
+ * A list endpoint: newest first, `since`, `limit`, and a keyset cursor bound
+ * to the endpoint, the key and the filters.
+ */
+function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteDefinition<K, Q>): Route {
+  const { kind, scope, summary, query, where, toResource } = definition
+  return defineRoute({
+    method: 'GET',
+    path: `/v1/${kind}`,
+    scope,
+    summary,
+    pathParams: z.object({}),
+    query,
+    answer: ({ sandbox, apiKey, query: values }) => {
+      const { limit = DEFAULT_LIMIT, cursor, ...filters } = values as { limit?: number; cursor?: string } & Record<string, unknown>
+      const binding = { endpoint: kind, key: apiKey.key, filters: canonical(filters) }
+      const after = cursor === undefined ? undefined : decodeCursor(cursor, binding, sandbox.cursorSecret)
+      const page = sandbox.db.page(kind, apiKey.organization.organization_id, {
+        after,
+        sinceMs: filters.since as number | undefined,
+        limit,
+        where: where(values as z.infer<Q>),
+      })
+      const last = page.records.at(-1)
+      return {
+        body: {
+          data: page.records.map((record) => toResource(record, sandbox)),
+          has_more: page.hasMore,
+          next_cursor: page.hasMore && last ? encodeCursor(positionOf(last), binding, sandbox.cursorSecret) : null,
+        },
+      }
+    },
+  })
+}
+
+/** A record of the key's organization, or 404: another organization's id is as unknown as a made-up one. */
+function ownRecord<K extends Kind>(sandbox: Sandbox, apiKey: ApiKey, kind: K, id: string): StoredRecords[K] {
+  const record = sandbox.db.get(kind, id)
+  if (!record || record.organization_id !== apiKey.organization.organization_id) {
+    throw new ApiError('not_found', `No ${kind.slice(0, -1)} has the id ${id}.`, { param: `${kind.slice(0, -1)}_id` })
+  }
+  return record
+}
+
+/** Filters in a fixed order, so that the same filters always bind a cursor the same way. */
+function canonical(filters: Record<string, unknown>): string {
+  return JSON.stringify(Object.keys(filters).sort().map((name) => [name, filters[name]]))
+}

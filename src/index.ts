@@ -1,0 +1,13 @@
+/**
+ * call-sandbox: a seeded, stateful stand-in for the call-handling API.
+ * This entry is environment-agnostic; see `call-sandbox/node`,
+ * `call-sandbox/server` for the adapters.
+ */
+export { createSandbox, Sandbox, type AddCallInput, type AddedCall, type ApiKey } from './sandbox/Sandbox.js'
+export type { SandboxOptions } from './sandbox/options.js'
+export { Clock } from './sandbox/Clock.js'
+export { ApiError } from './http/ApiError.js'
+export { answer } from './http/pipeline.js'
+export { routes } from './http/routes.js'
+export { defaultOrganizations, OrganizationFixture, type ApiKeyFixture } from './world/fixtures.js'
+export * from './schemas/index.js'

@@ -1,0 +1,47 @@
+/**
+ * The sandbox's notion of "now": new records, `meta.timestamp` and the
+ * running time of live calls all read it.
+ *
+ * Created with a fixed instant it stands still until it is set or advanced,
+ * so a test sees the same answers every run; created without one it follows
+ * the real time.
+ *
+ * @example
+ * const clock = new Clock(Date.parse('2026-11-20T12:00:00Z'))
+ * clock.advance(60_000)
+ * clock.now() // 2026-11-20T12:01:00.000Z in ms
+ */
+export class Clock {
+  readonly #start: number | undefined
+  #base = 0
+  #realBase = 0
+
+  constructor(start?: number) {
+    this.#start = start
+    this.reset()
+  }
+
+  /** Back to the start: the fixed instant, or the real time. */
+  reset(): void {
+    this.set(this.#start ?? Date.now())
+  }
+
+  /** Current sandbox time in epoch milliseconds. */
+  now(): number {
+    return this.#start === undefined ? this.#base + (Date.now() - this.#realBase) : this.#base
+  }
+
+  /** Current sandbox time as an ISO 8601 UTC string. */
+  iso(): string {
+    return new Date(this.now()).toISOString()
+  }
+
+  set(ms: number): void {
+    this.#base = ms
+    this.#realBase = Date.now()
+  }
+
+  advance(ms: number): void {
+    this.set(this.now() + ms)
+  }
+}

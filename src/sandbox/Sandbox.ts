@@ -1,0 +1,247 @@
+import type { Faker } from '@faker-js/faker'
+import type { RequestHandler } from 'msw'
+import { Database } from '../data/Database.js'
+import type { StoredAppointment, StoredCall, StoredContact, StoredLead, WorldRecords } from '../data/records.js'
+import { createHandlers } from '../http/createHandlers.js'
+import { ApiError } from '../http/ApiError.js'
+import { parseBody } from '../http/body.js'
+import { CreateContactRequest, type CallStatus, type Scope } from '../schemas/index.js'
+import { businessTypes, type OrganizationFixture } from '../world/fixtures.js'
+import { createFaker, uuid, weighted } from '../world/random.js'
+import { seedWorld } from '../world/seedWorld.js'
+import { tellCall, type CallStory } from '../world/story.js'
+import { Clock } from './Clock.js'
+import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js'
+
+/** A key, with its scopes and the organization it belongs to. */
+export interface ApiKey {
+  key: string
+  scopes: readonly Scope[]
+  organization: OrganizationFixture
+}
+
+export interface AddCallInput {
+  /** Default: the first organization. */
+  organization_id?: string
+  /** A contact's phone makes them the caller; another number is a new caller. */
+  caller_phone?: string
+  /** Default `completed`. */
+  status?: CallStatus
+  /** A reason id of the organization's business type (see `fixtures/business-types/`); default: picked by weight. */
+  reason?: string
+  /** When the call started (ISO); default ten minutes ago, or a minute ago for a live call. */
+  started_at?: string
+}
+
+/** What `addCall` and its kin made: the call and what came of it. */
+export interface AddedCall {
+  call: StoredCall
+  contact: StoredContact
+  lead?: StoredLead
+  appointment?: StoredAppointment
+}
+
+const MINUTE = 60_000
+
+/**
+ * One sandbox: a seeded world of organizations, keys and records, the
+ * clock, and the MSW handlers that answer the API over them. Node, the
+ * standalone server and the browser all run this same object.
+ *
+ * @example
+ * const sandbox = createSandbox({ seed: 1, now: '2026-11-20T12:00:00Z' })
+ * await sandbox.ready
+ * await sandbox.addCall({ status: 'in-progress' })
+ * await sandbox.reset()
+ */
+export class Sandbox {
+  readonly options: ResolvedOptions
+  readonly clock: Clock
+  readonly db = new Database()
+  /** The MSW request handlers: give them to `setupServer`, `setupWorker` or the HTTP middleware. */
+  readonly handlers: RequestHandler[]
+  /** Resolves once the seeded world is loaded; the handlers wait for it too. */
+  readonly ready: Promise<void>
+  /** Secret that cursors are checksummed with; derived from the seed, so cursors survive a restart. */
+  readonly cursorSecret: string
+  readonly #keys: ReadonlyMap<string, ApiKey>
+  readonly #seeded: WorldRecords
+  #faker: Faker
+  #writes: Promise<unknown> = Promise.resolve()
+
+  constructor(options: SandboxOptions = {}) {
+    this.options = resolveOptions(options)
+    const { seed, now, fixedClock, organizations } = this.options
+    this.clock = new Clock(fixedClock ? now : undefined)
+    this.cursorSecret = `call-sandbox cursor ${seed}`
+    this.#keys = new Map(organizations.flatMap((organization) => organization.keys.map(({ key, scopes }) => [key, { key, scopes, organization }])))
+    this.#faker = createFaker(seed, 'runtime')
+    this.#seeded = seedWorld({ seed, now, organizations })
+    this.ready = this.db.load(this.#seeded)
+    this.handlers = createHandlers(this)
+  }
+
+  get organizations(): readonly OrganizationFixture[] {
+    return this.options.organizations
+  }
+
+  /** Every key of every organization, in fixture order. */
+  get apiKeys(): ApiKey[] {
+    return [...this.#keys.values()]
+  }
+
+  apiKey(key: string): ApiKey | undefined {
+    return this.#keys.get(key)
+  }
+
+  organization(organizationId: string): OrganizationFixture {
+    const organization = this.organizations.find((candidate) => candidate.organization_id === organizationId)
+    if (!organization) {
+      throw new TypeError(`No organization ${organizationId}; known: ${this.organizations.map((o) => o.organization_id).join(', ')}.`)
+    }
+    return organization
+  }
+
+  /**
+   * Back to the seeded world and the starting clock: undoes every write since
+   * the seed (costs what was written, not the world's size) and replays no
+   * random draws, so ids made after a reset repeat those made after the last.
+   */
+  async reset(): Promise<void> {
+    await this.ready
+    await this.#write(() => this.db.rollback())
+    this.clock.reset()
+    this.#faker = createFaker(this.options.seed, 'runtime')
+  }
+
+  /**
+   * Creates a contact as `POST /v1/contacts` does (the same checks and errors).
+   *
+   * @example
+   * await sandbox.addContact({ phone: '+14155550123', name: 'Dana Whitfield' })
+   */
+  async addContact(input: CreateContactRequest & { organization_id?: string }): Promise<StoredContact> {
+    const { organization_id = this.organizations[0]!.organization_id, ...fields } = input
+    this.organization(organization_id)
+    await this.ready
+    return this.createContact(organization_id, parseBody(CreateContactRequest, fields))
+  }
+
+  /** Creates an API contact for an organization; 409 `contact_exists` when its phone is taken. */
+  async createContact(organizationId: string, body: CreateContactRequest): Promise<StoredContact> {
+    return this.#write(async () => {
+      const existing = this.db.contactByPhone(organizationId, body.phone)
+      if (existing) {
+        throw new ApiError('contact_exists', `A contact with phone ${body.phone} already exists (${existing.id}).`, {
+          details: { contact_id: existing.id },
+        })
+      }
+      const now = this.clock.iso()
+      return this.db.insert('contacts', {
+        id: uuid(this.#faker),
+        organization_id: organizationId,
+        phone: body.phone,
+        name: body.name ?? null,
+        email: body.email ?? null,
+        company: body.company ?? null,
+        source: 'api',
+        total_calls: 0,
+        last_call_at: null,
+        notes: body.notes ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+    })
+  }
+
+  /**
+   * An inbound call, told like the seeded ones: the caller's contact is made
+   * or updated, and a lead or an appointment follows when the reason brings one.
+   *
+   * @example
+   * const { call, lead } = await sandbox.addCall({ reason: 'implant_consult' })
+   */
+  async addCall(input: AddCallInput = {}): Promise<AddedCall> {
+    await this.ready
+    return this.#write(() => this.#addCall(input))
+  }
+
+  /** A completed call whose reason brings a lead, and that lead with `overrides` applied. */
+  async addLead(input: Omit<AddCallInput, 'status' | 'reason'> & { lead?: Partial<Pick<StoredLead, LeadOverridable>> } = {}): Promise<AddedCall & { lead: StoredLead }> {
+    const { lead: overrides, ...call } = input
+    const added = await this.addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('lead', call.organization_id) })
+    if (!added.lead) throw new TypeError('The call ended too recently for its lead to exist yet: give an earlier started_at.')
+    const lead = overrides ? await this.#write(() => this.db.update('leads', added.lead!.id, overrides)) : added.lead
+    return { ...added, lead }
+  }
+
+  /** A completed call whose reason books an appointment, and that appointment with `overrides` applied. */
+  async addAppointment(
+    input: Omit<AddCallInput, 'status' | 'reason'> & { appointment?: Partial<Pick<StoredAppointment, 'status' | 'service_type'>> } = {},
+  ): Promise<AddedCall & { appointment: StoredAppointment }> {
+    const { appointment: overrides, ...call } = input
+    const added = await this.addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('appointment', call.organization_id) })
+    if (!added.appointment) throw new TypeError('The call ended too recently for its appointment to exist yet: give an earlier started_at.')
+    const appointment = overrides
+      ? await this.#write(() => this.db.update('appointments', added.appointment!.id, overrides))
+      : added.appointment
+    return { ...added, appointment }
+  }
+
+  async #addCall(input: AddCallInput): Promise<AddedCall> {
+    const organization = this.organization(input.organization_id ?? this.organizations[0]!.organization_id)
+    const status = input.status ?? 'completed'
+    const now = this.clock.now()
+    const live = status === 'in-progress' || status === 'forwarding'
+    const startedAt = input.started_at === undefined ? now - (live ? 1 : 10) * MINUTE : Date.parse(input.started_at)
+    if (!Number.isFinite(startedAt) || startedAt > now) {
+      throw new TypeError(`started_at must be an ISO date-time no later than the sandbox clock (${this.clock.iso()}); got ${input.started_at}.`)
+    }
+    const known = input.caller_phone === undefined ? undefined : this.db.contactByPhone(organization.organization_id, input.caller_phone)
+    const story: CallStory = tellCall(
+      {
+        organization,
+        business: businessTypes.get(organization.business_type)!,
+        faker: this.#faker,
+        isPhoneTaken: (phone) => this.db.contactByPhone(organization.organization_id, phone) !== undefined,
+      },
+      { status, startedAt, now, contact: known, reason: input.reason, callerPhone: input.caller_phone },
+    )
+    const contact = known
+      ? await this.db.update('contacts', known.id, story.contact)
+      : await this.db.insert('contacts', story.contact)
+    const call = await this.db.insert('calls', story.call)
+    const lead = story.lead && (await this.db.insert('leads', story.lead))
+    const appointment = story.appointment && (await this.db.insert('appointments', story.appointment))
+    return { call, contact, ...(lead && { lead }), ...(appointment && { appointment }) }
+  }
+
+  #reasonThatCreates(what: 'lead' | 'appointment', organizationId?: string): string {
+    const organization = this.organization(organizationId ?? this.organizations[0]!.organization_id)
+    const reasons = businessTypes.get(organization.business_type)!.reasons.filter((candidate) => candidate.creates.includes(what))
+    if (reasons.length === 0) throw new TypeError(`No reason of ${organization.business_type} creates a ${what}.`)
+    return weighted(this.#faker, reasons.map((reason) => [reason.id, reason.weight] as const))
+  }
+
+  /**
+   * Runs writes one at a time, so that a check and the write it guards (a
+   * phone not yet taken, then the contact) never interleave with another.
+   */
+  #write<T>(write: () => Promise<T>): Promise<T> {
+    const result = this.#writes.then(write)
+    this.#writes = result.catch(() => undefined)
+    return result
+  }
+}
+
+type LeadOverridable = 'status' | 'urgency' | 'interest' | 'qualification_reason'
+
+/**
+ * Creates a sandbox from options; see {@link SandboxOptions}.
+ *
+ * @example
+ * const sandbox = createSandbox({ seed: 7, now: '2026-11-20T12:00:00Z', calls: 2_000 })
+ */
+export function createSandbox(options?: SandboxOptions): Sandbox {
+  return new Sandbox(options)
+}

@@ -1,0 +1,15 @@
+import { z } from 'zod'
+
+/** Lower-case UUID, as every `id` and `*_id` of the API. */
+export const Uuid = z.uuid().regex(/^[0-9a-f-]+$/, 'must be lower-case')
+
+/** ISO 8601 UTC timestamp with `Z`, as the API writes every instant. */
+export const Timestamp = z.iso.datetime()
+
+/** E.164 phone number: `+`, country code, at most 15 digits. */
+export const E164_PATTERN = /^\+[1-9]\d{1,14}$/
+export const PhoneNumber = z.string().regex(E164_PATTERN, 'must be an E.164 phone number such as +14155550123')
+
+export const Scope = z.enum(['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'])
+export type Scope = z.infer<typeof Scope>
+export const ALL_SCOPES = Scope.options

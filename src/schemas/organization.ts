@@ -1,0 +1,11 @@
+import { z } from 'zod'
+import { Scope, Uuid } from './common.js'
+
+/** `GET /v1/me`: the organization that owns the key, and the key's scopes. */
+export const Organization = z.object({
+  organization_id: Uuid,
+  organization_name: z.string(),
+  plan: z.string(),
+  scopes: z.array(Scope),
+})
+export type Organization = z.infer<typeof Organization>

@@ -1,0 +1,78 @@
+import { z } from 'zod'
+import { AppointmentStatus } from './appointment.js'
+import { CallStatus } from './call.js'
+import { E164_PATTERN } from './common.js'
+import { parseInstant } from './instant.js'
+import { LeadStatus, Urgency } from './lead.js'
+
+/*
+ * Query and path parameters, as strings in and typed values out. Each
+ * parameter carries the message a client sees when its value is wrong.
+ */
+
+export const MAX_LIMIT = 100
+export const DEFAULT_LIMIT = 50
+
+const LIMIT_MESSAGE = `limit must be an integer from 1 to ${MAX_LIMIT}.`
+const limit = z
+  .string()
+  .regex(/^\d{1,6}$/, { error: LIMIT_MESSAGE })
+  .transform(Number)
+  .pipe(z.int().min(1, { error: LIMIT_MESSAGE }).max(MAX_LIMIT, { error: LIMIT_MESSAGE }))
+
+const SINCE_MESSAGE = 'since must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T09:00:00Z.'
+const since = z.string().transform((text, context) => {
+  const ms = parseInstant(text)
+  if (ms !== undefined) return ms
+  const plusAsSpace = / \d{2}:?\d{2}$/.test(text)
+  context.addIssue({
+    code: 'custom',
+    message: plusAsSpace ? `${SINCE_MESSAGE} The + of the offset arrived as a space: send it as %2B.` : SINCE_MESSAGE,
+  })
+  return z.NEVER
+})
+
+const PHONE_MESSAGE = 'phone must be an E.164 number such as +14155550123.'
+const phone = z.string().regex(E164_PATTERN, {
+  error: (issue) =>
+    /^ \d/.test(String(issue.input))
+      ? `${PHONE_MESSAGE} The leading + arrived as a space: send it as %2B (phone=%2B${String(issue.input).trim()}).`
+      : PHONE_MESSAGE,
+})
+
+const oneOf = <T extends string>(name: string, values: readonly T[]) =>
+  z.enum(values as [T, ...T[]], { error: `${name} must be one of: ${values.join(', ')}.` })
+
+const cursor = z.string()
+
+const common = {
+  limit: limit.optional(),
+  cursor: cursor.optional(),
+  since: since.optional(),
+}
+
+export const ListCallsQuery = z.object({
+  ...common,
+  status: oneOf('status', CallStatus.options).optional(),
+  phone: phone.optional(),
+})
+export const ListContactsQuery = z.object({ ...common, phone: phone.optional() })
+export const ListLeadsQuery = z.object({
+  ...common,
+  status: oneOf('status', LeadStatus.options).optional(),
+  urgency: oneOf('urgency', Urgency.options).optional(),
+})
+export const ListAppointmentsQuery = z.object({ ...common, status: oneOf('status', AppointmentStatus.options).optional() })
+export const NoQuery = z.object({})
+
+/** Any 8-4-4-4-12 hex id, any case: a well-formed id that names no record is a 404, not a 400. */
+const pathId = (name: string) =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, {
+      error: `${name} must be a UUID, such as 3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f.`,
+    })
+    .transform((text) => text.toLowerCase())
+
+export const CallPath = z.object({ call_id: pathId('call_id') })
+export const ContactPath = z.object({ contact_id: pathId('contact_id') })

@@ -1,0 +1,77 @@
+import type { Faker } from '@faker-js/faker'
+import type { Message } from '../schemas/index.js'
+import type { ScriptLine } from './fixtures.js'
+import { iso } from './iso.js'
+
+/** Values for the `{placeholders}` of fixture texts. */
+export type Slots = Partial<
+  Record<'business' | 'assistant' | 'caller_name' | 'caller_first' | 'service' | 'appointment_day' | 'appointment_time', string>
+>
+
+const compiled = new Map<string, string[]>()
+
+/**
+ * Fills `{name}` placeholders; a placeholder without a value stays as written.
+ *
+ * @note Templates are split once and cached: a 100,000-call seed fills
+ * about a million of them.
+ */
+export function fill(template: string, slots: Slots): string {
+  let parts = compiled.get(template)
+  if (!parts) compiled.set(template, (parts = template.split(/\{(\w+)\}/)))
+  let text = parts[0]!
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i] as keyof Slots
+    text += (slots[name] ?? `{${name}}`) + parts[i + 1]
+  }
+  return text
+}
+
+/** A conversation as it is kept: the transcript, and when each of its lines was said. */
+export interface Conversation {
+  /** One `Assistant: …` or `Caller: …` line per message. */
+  transcript: string
+  /** Epoch ms of each message, in order. */
+  times: number[]
+  /** When the last message was finished being said. */
+  end: number
+}
+
+const SPEAKER = { assistant: 'Assistant', caller: 'Caller' } as const
+
+/**
+ * Speaks script lines: the first a second or two after `startMs`, each next
+ * one after the previous was said (about 15 characters a second) and a pause.
+ *
+ * @example
+ * const { transcript, times } = speak(faker, reason.script, slots, Date.parse(call.started_at))
+ */
+export function speak(faker: Faker, lines: readonly ScriptLine[], slots: Slots, startMs: number): Conversation {
+  let at = startMs + faker.number.int({ min: 800, max: 2_500 })
+  const said: string[] = []
+  const times: number[] = []
+  let end = at
+  for (const [role, template] of lines) {
+    // A transcript line is a message: a caller's name must not break it.
+    const content = fill(template, slots).replace(/[\r\n]+/g, ' ')
+    said.push(`${SPEAKER[role]}: ${content}`)
+    times.push(at)
+    end = at + Math.round((content.length / 15) * 1_000)
+    at = end + faker.number.int({ min: 600, max: 3_000 })
+  }
+  return { transcript: said.join('\n'), times, end }
+}
+
+/**
+ * The messages of a conversation, read back from its transcript.
+ *
+ * @note Only the transcript and the times are stored: the messages say the
+ * same words, and keeping both doubled a seeded world's memory.
+ */
+export function messagesOf(transcript: string, times: readonly number[]): Message[] {
+  if (transcript === '') return []
+  return transcript.split('\n').map((line, i) => {
+    const role = line.startsWith('Assistant: ') ? 'assistant' : 'caller'
+    return { role, content: line.slice(SPEAKER[role].length + 2), timestamp: iso(times[i]!) }
+  })
+}

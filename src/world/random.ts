@@ -1,0 +1,47 @@
+import { Faker, base, en, en_US } from '@faker-js/faker'
+
+/**
+ * A Faker of its own, seeded, so that a world depends only on its inputs and
+ * never on (nor disturbs) the global `faker` a test suite may also use.
+ *
+ * @example
+ * const faker = createFaker(1, 'organization 32c2…')
+ */
+export function createFaker(seed: number, stream: string): Faker {
+  const faker = new Faker({ locale: [en_US, en, base] })
+  faker.seed([seed >>> 0, Math.floor(seed / 2 ** 32) >>> 0, hash32(stream)])
+  return faker
+}
+
+/** FNV-1a over UTF-16 code units: a small, stable, platform-free hash. */
+export function hash32(text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return hash >>> 0
+}
+
+/** Picks by relative weight; options of weight 0 are never picked. */
+export function weighted<T>(faker: Faker, options: ReadonlyArray<readonly [T, number]>): T {
+  return faker.helpers.weightedArrayElement(options.filter(([, weight]) => weight > 0).map(([value, weight]) => ({ value, weight })))
+}
+
+/**
+ * A version 4 UUID from the seeded stream.
+ *
+ * @note `faker.string.uuid()` costs about 3 µs, a quarter of a seeded call;
+ * this draws four 32-bit numbers instead.
+ */
+export function uuid(faker: Faker): string {
+  const hex = (bits: number, length: number) => bits.toString(16).padStart(length, '0')
+  const a = faker.number.int(0xffffffff)
+  const b = faker.number.int(0xffffffff)
+  const c = faker.number.int(0xffffffff)
+  const d = faker.number.int(0xffffffff)
+  return (
+    `${hex(a, 8)}-${hex(b >>> 16, 4)}-${hex(0x4000 | (b & 0x0fff), 4)}-` +
+    `${hex(0x8000 | ((c >>> 16) & 0x3fff), 4)}-${hex(c & 0xffff, 4)}${hex(d, 8)}`
+  )
+}

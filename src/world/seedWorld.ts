@@ -1,0 +1,116 @@
+import type { Faker } from '@faker-js/faker'
+import type { StoredContact, WorldRecords } from '../data/records.js'
+import type { CallStatus } from '../schemas/index.js'
+import { businessTypes, type OrganizationFixture } from './fixtures.js'
+import { createFaker, weighted } from './random.js'
+import { apiContact, tellCall, type StoryContext } from './story.js'
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+/** The seeded history reaches this far back from `now`. */
+export const HISTORY_DAYS = 90
+
+export interface SeedOptions {
+  seed: number
+  /** The instant the world is seeded at, epoch ms. */
+  now: number
+  organizations: readonly OrganizationFixture[]
+}
+
+/**
+ * Builds the whole world from (`seed`, `now`): the same inputs give the same
+ * records, to the byte. Each organization draws from its own random stream,
+ * so that resizing one does not change the others.
+ *
+ * @example
+ * const world = seedWorld({ seed: 1, now: Date.parse('2026-11-20T12:00:00Z'), organizations })
+ */
+export function seedWorld(options: SeedOptions): WorldRecords {
+  const world: WorldRecords = { calls: [], contacts: [], leads: [], appointments: [] }
+  for (const organization of options.organizations) {
+    seedOrganization(world, organization, options)
+  }
+  return world
+}
+
+function seedOrganization(world: WorldRecords, organization: OrganizationFixture, { seed, now }: SeedOptions): void {
+  const business = businessTypes.get(organization.business_type)
+  if (!business) {
+    throw new Error(
+      `Organization ${organization.organization_id} has business_type "${organization.business_type}"; known types: ${[...businessTypes.keys()].join(', ')}`,
+    )
+  }
+  const faker = createFaker(seed, organization.organization_id)
+  const contacts = new Map<string, StoredContact>()
+  const phones = new Set<string>()
+  const context: StoryContext = { organization, business, faker, isPhoneTaken: (phone) => phones.has(phone) }
+  const remember = (contact: StoredContact) => {
+    contacts.set(contact.id, contact)
+    phones.add(contact.phone)
+  }
+
+  // Contacts an API client created: they join the callers once they exist.
+  const pendingApiContacts = Array.from({ length: organization.api_contacts }, () =>
+    apiContact(context, now - faker.number.int({ min: 60 * MINUTE, max: HISTORY_DAYS * DAY })),
+  ).sort((a, b) => (a.created_at < b.created_at ? -1 : 1))
+  pendingApiContacts.forEach(remember)
+
+  const callers: StoredContact[] = []
+  const spammers: StoredContact[] = []
+  let nextApiContact = 0
+  for (const { startedAt, status } of callSchedule(faker, organization, now)) {
+    while (nextApiContact < pendingApiContacts.length && Date.parse(pendingApiContacts[nextApiContact]!.created_at) <= startedAt) {
+      callers.push(pendingApiContacts[nextApiContact++]!)
+    }
+    // Some callers ring again; spam numbers too.
+    const pool = status === 'blocked' ? spammers : callers
+    const repeat = pool.length > 0 && faker.datatype.boolean(status === 'blocked' ? 0.3 : 0.28)
+    const known = repeat ? contacts.get(faker.helpers.arrayElement(pool).id) : undefined
+
+    const story = tellCall(context, { status, startedAt, now, contact: known })
+    if (!known) (status === 'blocked' ? spammers : callers).push(story.contact)
+    remember(story.contact)
+    world.calls.push(story.call)
+    if (story.lead) world.leads.push(story.lead)
+    if (story.appointment) world.appointments.push(story.appointment)
+  }
+  world.contacts.push(...contacts.values())
+}
+
+interface ScheduledCall {
+  startedAt: number
+  status: CallStatus
+}
+
+/**
+ * When the organization's calls started, oldest first: over the last 90 days,
+ * mostly in business hours on weekdays; the last few are still on the line.
+ */
+function callSchedule(faker: Faker, organization: OrganizationFixture, now: number): ScheduledCall[] {
+  const total = organization.calls
+  const live = Math.min(total, 5, Math.ceil(total / 75))
+  const offset = organization.utc_offset_minutes * MINUTE
+  const latestEnded = now - 15 * MINUTE
+  const ended: ScheduledCall[] = []
+  while (ended.length < total - live) {
+    const daysAgo = faker.number.int({ min: 0, max: HISTORY_DAYS - 1 })
+    const localMidnight = Math.floor((now + offset) / DAY) * DAY - daysAgo * DAY
+    const weekday = new Date(localMidnight).getUTCDay()
+    // Fewer calls at weekends: skip most weekend draws.
+    if ((weekday === 0 && faker.datatype.boolean(0.8)) || (weekday === 6 && faker.datatype.boolean(0.6))) continue
+    const hour = weighted(faker, HOURS)
+    const startedAt = localMidnight - offset + hour * 60 * MINUTE + faker.number.int({ min: 0, max: 60 * MINUTE - 1 })
+    if (startedAt > latestEnded || startedAt < now - HISTORY_DAYS * DAY) continue
+    const status = weighted(faker, [['completed', 80], ['failed', 10], ['blocked', 10]] as const)
+    ended.push({ startedAt, status })
+  }
+  ended.sort((a, b) => a.startedAt - b.startedAt)
+  const onTheLine = Array.from({ length: live }, (_, i) => ({
+    startedAt: now - faker.number.int({ min: 1 * MINUTE, max: 9 * MINUTE }),
+    status: (i % 2 === 0 ? 'in-progress' : 'forwarding') as CallStatus,
+  })).sort((a, b) => a.startedAt - b.startedAt)
+  return [...ended, ...onTheLine]
+}
+
+/** Relative call volume by local hour: office hours, a lunch dip, a few after hours. */
+const HOURS = [1, 0, 0, 0, 0, 1, 2, 6, 14, 18, 18, 16, 11, 14, 16, 15, 13, 10, 6, 4, 3, 2, 2, 1].map((weight, hour) => [hour, weight] as const)

@@ -1,0 +1,374 @@
+import type { Faker } from '@faker-js/faker'
+import type { CallWithConversation, StoredAppointment, StoredContact, StoredLead } from '../data/records.js'
+import {
+  LIVE_CALL_STATUSES,
+  type AppointmentStatus,
+  type CallStatus,
+  type LeadStatus,
+  type TransferStatus,
+} from '../schemas/index.js'
+import { fill, speak, type Slots } from './conversation.js'
+import { callScripts, type BusinessType, type OrganizationFixture, type Reason, type ScriptLine } from './fixtures.js'
+import { iso } from './iso.js'
+import { uuid, weighted } from './random.js'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+/** What a story needs to know about the organization it happens at. */
+export interface StoryContext {
+  organization: OrganizationFixture
+  business: BusinessType
+  faker: Faker
+  /** Whether a phone number already belongs to a contact of the organization. */
+  isPhoneTaken(phone: string): boolean
+}
+
+/** One inbound call and what came of it. */
+export interface CallStory {
+  call: CallWithConversation
+  /** The caller's contact after the call: new, or the given one updated. */
+  contact: StoredContact
+  lead?: StoredLead
+  appointment?: StoredAppointment
+}
+
+export interface CallInput {
+  status: CallStatus
+  /** When the call started; a live call may start earlier so that what was said so far fits before `now`. */
+  startedAt: number
+  now: number
+  /** The caller, when they are already a contact; otherwise a new one is made. */
+  contact?: StoredContact
+  /** A reason id of the business type; picked by weight when absent. */
+  reason?: string
+  /** The phone of a new caller; a fresh number when absent. */
+  callerPhone?: string
+}
+
+/**
+ * A caller rings, the assistant talks, and depending on how it goes the call
+ * ends with a contact made or updated, a lead, an appointment, a transfer.
+ *
+ * @example
+ * const story = tellCall(context, { status: 'completed', startedAt, now })
+ */
+export function tellCall(context: StoryContext, input: CallInput): CallStory {
+  const { faker, organization } = context
+  const reason = pickReason(context, input.reason)
+  let contact = input.contact ?? newCaller(context, input)
+  const assistant = faker.helpers.arrayElement(organization.assistants)
+  const callerName = contact.name ?? 'Unknown caller'
+  const slots: Slots = {
+    business: organization.organization_name,
+    assistant: assistant.name,
+    caller_name: callerName,
+    caller_first: callerName.split(' ')[0],
+    service: faker.helpers.arrayElement(reason.services),
+  }
+
+  const plan = planConversation(context, input.status, reason, contact)
+  let startedAt = input.startedAt
+  const live = LIVE_CALL_STATUSES.includes(input.status)
+  const appointmentSlot = plan.creates.includes('appointment')
+    ? appointmentSlotAfter(context, input.startedAt + 10 * MINUTE, slots.service!)
+    : undefined
+  if (appointmentSlot) {
+    slots.appointment_day = appointmentSlot.day
+    slots.appointment_time = appointmentSlot.time
+  }
+  let conversation = speak(faker, plan.lines, slots, startedAt)
+  if (live && conversation.end > input.now) {
+    // What was said so far must fit before now: move the start back.
+    const shift = conversation.end - input.now + faker.number.int({ min: 1_000, max: 20_000 })
+    startedAt -= shift
+    conversation = { ...conversation, times: conversation.times.map((time) => time - shift), end: conversation.end - shift }
+    if (!input.contact) contact = { ...contact, created_at: iso(startedAt), updated_at: iso(startedAt) }
+  }
+  const endedAt = live ? null : Math.min(conversation.end + faker.number.int({ min: 1_000, max: 4_000 }), Math.max(input.now, startedAt))
+
+  const id = uuid(faker)
+  const call: CallWithConversation = {
+    id,
+    organization_id: organization.organization_id,
+    caller_phone: contact.phone,
+    caller_name: callerName,
+    status: input.status,
+    duration_seconds: Math.floor(((endedAt ?? input.now) - startedAt) / 1_000),
+    summary: fill(plan.summary, slots),
+    transcript: conversation.transcript,
+    recording_url: `https://recordings.call-sandbox.example/${organization.organization_id}/${id}.mp3`,
+    transfer_status: plan.transfer,
+    started_at: iso(startedAt),
+    ended_at: endedAt === null ? null : iso(endedAt),
+    assistant_id: assistant.assistant_id,
+    contact_id: contact.id,
+    created_at: iso(startedAt),
+    message_times: conversation.times,
+  }
+
+  const wrapUp = (endedAt ?? startedAt) + faker.number.int({ min: 2_000, max: 30_000 })
+  const needsEmail = plan.creates.length > 0 && contact.email === null
+  const updatedContact: StoredContact = {
+    ...contact,
+    email: needsEmail ? emailFor(faker, callerName) : contact.email,
+    total_calls: contact.total_calls + 1,
+    last_call_at: laterOf(contact.last_call_at, call.started_at),
+    updated_at: laterOf(contact.updated_at, iso(Math.min(endedAt ?? startedAt, input.now))),
+  }
+
+  const story: CallStory = { call, contact: updatedContact }
+  if (plan.creates.includes('lead') && wrapUp <= input.now) {
+    story.lead = makeLead(context, { call, contact: updatedContact, reason, slots, createdAt: wrapUp, now: input.now })
+  }
+  if (appointmentSlot && wrapUp <= input.now) {
+    story.appointment = makeAppointment(context, { call, contact: updatedContact, slot: appointmentSlot, createdAt: wrapUp, now: input.now })
+  }
+  return story
+}
+
+interface ConversationPlan {
+  lines: readonly ScriptLine[]
+  summary: string
+  transfer: TransferStatus | null
+  creates: Reason['creates']
+}
+
+/** Which words are said, depending on how the call goes. */
+function planConversation(context: StoryContext, status: CallStatus, reason: Reason, contact: StoredContact): ConversationPlan {
+  const { faker, business } = context
+  const opening = reason.script.slice(0, Math.max(2, Math.ceil(reason.script.length / 2)))
+  switch (status) {
+    case 'blocked': {
+      const spam = faker.helpers.arrayElement(callScripts.blocked)
+      return { lines: spam.script, summary: spam.summary, transfer: null, creates: [] }
+    }
+    case 'failed': {
+      const dropped = faker.helpers.arrayElement(callScripts.failed)
+      return { lines: dropped.script, summary: dropped.summary, transfer: null, creates: [] }
+    }
+    case 'in-progress': {
+      const soFar = reason.script.slice(0, faker.number.int({ min: 2, max: Math.max(2, reason.script.length - 2) }))
+      return { lines: soFar, summary: `Call in progress: {caller_first} is asking about ${reason.label}.`, transfer: null, creates: [] }
+    }
+    case 'forwarding':
+      return {
+        lines: [...opening, ...business.handoff],
+        summary: `{caller_name} called about ${reason.label} and asked to speak with a staff member; the call is being transferred.`,
+        transfer: 'initiated',
+        creates: [],
+      }
+    case 'completed': {
+      const ending = weighted(faker, [
+        ['handled', 83],
+        ['transferred', 12],
+        ['transfer_failed', 5],
+      ] as const)
+      if (ending === 'transferred') {
+        return {
+          lines: [...opening, ...business.handoff, ...faker.helpers.arrayElement(callScripts.transfer_completed)],
+          summary: `{caller_name} called about ${reason.label} and was transferred to a staff member.`,
+          transfer: 'completed',
+          creates: [],
+        }
+      }
+      if (ending === 'transfer_failed') {
+        return {
+          lines: [...opening, ...business.handoff, ...faker.helpers.arrayElement(callScripts.transfer_failed)],
+          summary: `{caller_name} called about ${reason.label} and asked for a staff member; nobody was available, so the assistant took a message for a call back.`,
+          transfer: 'failed',
+          creates: [],
+        }
+      }
+      return { lines: reason.script, summary: reason.summary, transfer: null, creates: reason.creates }
+    }
+  }
+}
+
+function pickReason(context: StoryContext, id: string | undefined): Reason {
+  const { reasons } = context.business
+  if (id !== undefined) {
+    const reason = reasons.find((candidate) => candidate.id === id)
+    if (!reason) throw new Error(`Unknown reason "${id}" for ${context.business.id}; known: ${reasons.map((r) => r.id).join(', ')}`)
+    return reason
+  }
+  return weighted(context.faker, reasons.map((reason) => [reason, reason.weight] as const))
+}
+
+/** A caller the organization has not heard from: their contact, made as the call starts. */
+function newCaller(context: StoryContext, input: CallInput): StoredContact {
+  const { faker, organization } = context
+  const phone = input.callerPhone ?? freshPhone(context)
+  const at = iso(input.startedAt)
+  const base = {
+    id: uuid(faker),
+    organization_id: organization.organization_id,
+    phone,
+    source: 'inbound_call' as const,
+    total_calls: 0,
+    last_call_at: null,
+    created_at: at,
+    updated_at: at,
+  }
+  if (input.status === 'blocked') {
+    const label = faker.helpers.arrayElement(callScripts.blocked).caller_name
+    return { ...base, name: label, email: null, company: null, notes: 'Caller ID flagged as spam; calls from this number are blocked.' }
+  }
+  const firstName = faker.person.firstName()
+  const lastName = faker.person.lastName()
+  const name = `${firstName} ${lastName}`
+  return {
+    ...base,
+    name,
+    email: input.status === 'failed' || faker.datatype.boolean(0.15) ? null : emailFor(faker, name),
+    company: faker.datatype.boolean(0.1) ? faker.company.name() : null,
+    notes: input.status === 'failed' ? 'First call dropped before the caller gave a reason.' : 'First reached us by phone.',
+  }
+}
+
+/** A contact an API client created (seeded world): not from a call. */
+export function apiContact(context: StoryContext, createdAt: number): StoredContact {
+  const { faker, organization } = context
+  const name = `${faker.person.firstName()} ${faker.person.lastName()}`
+  return {
+    id: uuid(faker),
+    organization_id: organization.organization_id,
+    phone: freshPhone(context),
+    name,
+    email: emailFor(faker, name),
+    company: faker.datatype.boolean(0.4) ? faker.company.name() : null,
+    source: 'api',
+    total_calls: 0,
+    last_call_at: null,
+    notes: faker.helpers.arrayElement(['Imported from the CRM.', 'Added from the website contact form.', 'Referred by an existing customer.']),
+    created_at: iso(createdAt),
+    updated_at: iso(createdAt),
+  }
+}
+
+/** An unused +1 number in one of the organization's area codes. */
+export function freshPhone(context: StoryContext): string {
+  const { faker, organization } = context
+  for (;;) {
+    const area = faker.helpers.arrayElement(organization.area_codes)
+    const phone = `+1${area}${faker.number.int({ min: 200, max: 999 })}${faker.string.numeric(4)}`
+    if (!context.isPhoneTaken(phone)) return phone
+  }
+}
+
+function emailFor(faker: Faker, name: string): string {
+  const [firstName, ...rest] = name.split(' ')
+  return faker.internet.email({ firstName, lastName: rest.join(' ') || undefined }).toLowerCase()
+}
+
+interface LeadInput {
+  call: CallWithConversation
+  contact: StoredContact
+  reason: Reason
+  slots: Slots
+  createdAt: number
+  now: number
+}
+
+function makeLead(context: StoryContext, { call, contact, reason, slots, createdAt, now }: LeadInput): StoredLead {
+  const { faker } = context
+  const age = now - createdAt
+  const status: LeadStatus =
+    age < DAY
+      ? weighted(faker, [['new', 80], ['contacted', 20]] as const)
+      : weighted(faker, [['new', 15], ['contacted', 25], ['qualified', 20], ['converted', 22], ['lost', 18]] as const)
+  const updatedAt = status === 'new' ? createdAt : createdAt + faker.number.int({ min: 30 * MINUTE, max: Math.max(30 * MINUTE, Math.min(age, 7 * DAY)) })
+  return {
+    id: uuid(faker),
+    organization_id: call.organization_id,
+    caller_phone: call.caller_phone,
+    caller_name: call.caller_name,
+    caller_email: contact.email!,
+    status,
+    urgency: faker.helpers.arrayElement(reason.urgency),
+    interest: fill(reason.interest, slots),
+    qualification_reason: fill(faker.helpers.arrayElement(reason.qualification_reasons), slots),
+    call_summary: call.summary,
+    call_log_id: call.id,
+    contact_id: contact.id,
+    created_at: iso(createdAt),
+    updated_at: iso(Math.min(updatedAt, now)),
+  }
+}
+
+interface AppointmentSlot {
+  start: number
+  end: number
+  service: string
+  /** As the assistant says it, in the business's local time. */
+  day: string
+  time: string
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+
+/** An opening in business hours, one to fourteen business days after `after`. */
+function appointmentSlotAfter(context: StoryContext, after: number, serviceName: string): AppointmentSlot {
+  const { faker, business, organization } = context
+  const offset = organization.utc_offset_minutes * MINUTE
+  const service = business.services.find((candidate) => candidate.name === serviceName)!
+  const { open, close, days } = business.hours
+  const localDay = new Date(Math.floor((after + offset) / DAY) * DAY)
+  let businessDays = faker.number.int({ min: 1, max: 14 })
+  while (businessDays > 0) {
+    localDay.setUTCDate(localDay.getUTCDate() + 1)
+    if (days.includes(localDay.getUTCDay() || 7)) businessDays--
+  }
+  const lastStart = Math.max(open * 60, close * 60 - service.minutes)
+  const minuteOfDay = open * 60 + 30 * faker.number.int({ min: 0, max: Math.floor((lastStart - open * 60) / 30) })
+  const localStart = localDay.getTime() + minuteOfDay * MINUTE
+  const hour = Math.floor(minuteOfDay / 60)
+  return {
+    start: localStart - offset,
+    end: localStart - offset + service.minutes * MINUTE,
+    service: service.name,
+    day: `${WEEKDAYS[localDay.getUTCDay()]}, ${MONTHS[localDay.getUTCMonth()]} ${localDay.getUTCDate()}`,
+    time: `${((hour + 11) % 12) + 1}:${String(minuteOfDay % 60).padStart(2, '0')} ${hour < 12 ? 'AM' : 'PM'}`,
+  }
+}
+
+interface AppointmentInput {
+  call: CallWithConversation
+  contact: StoredContact
+  slot: AppointmentSlot
+  createdAt: number
+  now: number
+}
+
+function makeAppointment(context: StoryContext, { call, contact, slot, createdAt, now }: AppointmentInput): StoredAppointment {
+  const { faker } = context
+  const id = uuid(faker)
+  const status: AppointmentStatus =
+    slot.start > now
+      ? weighted(faker, [['booked', 55], ['confirmed', 35], ['cancelled', 10]] as const)
+      : weighted(faker, [['completed', 75], ['no_show', 12], ['cancelled', 13]] as const)
+  const lastChange = Math.min(now, status === 'completed' || status === 'no_show' ? slot.end + 30 * MINUTE : slot.start - HOUR)
+  const updatedAt = status === 'booked' ? createdAt : Math.max(createdAt, createdAt + faker.number.int({ min: 0, max: Math.max(0, lastChange - createdAt) }))
+  return {
+    id,
+    organization_id: call.organization_id,
+    caller_phone: call.caller_phone,
+    caller_name: call.caller_name,
+    appointment_date: iso(slot.start).slice(0, 10),
+    appointment_time_start: iso(slot.start),
+    appointment_time_end: iso(slot.end),
+    service_type: slot.service,
+    status,
+    calendar_event_link: `https://calendar.call-sandbox.example/events/${id}`,
+    call_log_id: call.id,
+    contact_id: contact.id,
+    created_at: iso(createdAt),
+    updated_at: iso(updatedAt),
+  }
+}
+
+function laterOf(a: string | null, b: string): string {
+  return a !== null && a > b ? a : b
+}
