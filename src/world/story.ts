@@ -71,7 +71,8 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
   const plan = planConversation(context, input.status, reason, contact)
   let startedAt = input.startedAt
   const live = LIVE_CALL_STATUSES.includes(input.status)
-  const appointmentSlot = plan.creates.includes('appointment')
+  // The assistant offers a slot whenever the reason is a booking, even on a call that ends before it is booked.
+  const appointmentSlot = reason.creates.includes('appointment')
     ? appointmentSlotAfter(context, input.startedAt + 10 * MINUTE, slots.service!)
     : undefined
   if (appointmentSlot) {
@@ -122,7 +123,7 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
   if (plan.creates.includes('lead') && wrapUp <= input.now) {
     story.lead = makeLead(context, { call, contact: updatedContact, reason, slots, createdAt: wrapUp, now: input.now })
   }
-  if (appointmentSlot && wrapUp <= input.now) {
+  if (appointmentSlot && plan.creates.includes('appointment') && wrapUp <= input.now) {
     story.appointment = makeAppointment(context, { call, contact: updatedContact, slot: appointmentSlot, createdAt: wrapUp, now: input.now })
   }
   return story
@@ -345,10 +346,13 @@ interface AppointmentInput {
 function makeAppointment(context: StoryContext, { call, contact, slot, createdAt, now }: AppointmentInput): StoredAppointment {
   const { faker } = context
   const id = uuid(faker)
+  // Most patients confirm once the reminder goes out, a few days ahead.
   const status: AppointmentStatus =
-    slot.start > now
-      ? weighted(faker, [['booked', 55], ['confirmed', 35], ['cancelled', 10]] as const)
-      : weighted(faker, [['completed', 75], ['no_show', 12], ['cancelled', 13]] as const)
+    slot.start <= now
+      ? weighted(faker, [['completed', 75], ['no_show', 12], ['cancelled', 13]] as const)
+      : slot.start - now < 3 * DAY
+        ? weighted(faker, [['confirmed', 70], ['booked', 20], ['cancelled', 10]] as const)
+        : weighted(faker, [['booked', 75], ['confirmed', 15], ['cancelled', 10]] as const)
   const lastChange = Math.min(now, status === 'completed' || status === 'no_show' ? slot.end + 30 * MINUTE : slot.start - HOUR)
   const updatedAt = status === 'booked' ? createdAt : Math.max(createdAt, createdAt + faker.number.int({ min: 0, max: Math.max(0, lastChange - createdAt) }))
   return {
