@@ -10,7 +10,7 @@ async function dump(api: Transport, key: string) {
   const [calls, contacts, leads, appointments] = await Promise.all(
     ['/v1/calls?limit=100', '/v1/contacts?limit=100', '/v1/leads?limit=100', '/v1/appointments?limit=100'].map((path) => walk(api, path, key)),
   )
-  const detailed = await Promise.all(calls.map(async (call) => (await api.request(`/v1/calls/${call.id}`, { key })).body.data))
+  const detailed = await Promise.all(calls!.map(async (call) => (await api.request(`/v1/calls/${call.id}`, { key })).body.data))
   return { calls: detailed, contacts: contacts!, leads: leads!, appointments: appointments! }
 }
 

@@ -51,18 +51,21 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
 export function parseBody<S extends z.ZodType>(schema: S, fields: unknown): z.infer<S> {
   const result = schema.safeParse(fields)
   if (result.success) return result.data
-  const details = result.error.issues.flatMap(toFieldErrors)
+  const given = typeof fields === 'object' && fields !== null ? fields : {}
+  const details = result.error.issues.flatMap((issue) => toFieldErrors(issue, given))
   const summary = details.map((detail) => detail.message).join('; ')
   throw new ApiError('validation_failed', `The body has ${details.length === 1 ? 'a bad field' : `${details.length} bad fields`}: ${summary}.`, { details })
 }
 
-function toFieldErrors(issue: z.core.$ZodIssue): FieldError[] {
+function toFieldErrors(issue: z.core.$ZodIssue, given: object): FieldError[] {
   const field = issue.path.join('.')
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({ field: key, code: 'unknown_field', message: `${key} is not a field this endpoint takes` }))
     case 'invalid_type':
-      return [{ field, code: issue.input === undefined ? 'required' : 'invalid_type', message: `${field} ${issue.message}` }]
+      return field in given
+        ? [{ field, code: 'invalid_type', message: `${field} ${issue.message}` }]
+        : [{ field, code: 'required', message: `${field} is required` }]
     case 'too_big':
       return [{ field, code: 'too_long', message: `${field} ${issue.message}` }]
     default:
@@ -79,6 +82,20 @@ function tooLarge(): ApiError {
   return new ApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.`)
 }
 
+/** Requests whose body was given up on past `READ_LIMIT`, unread to its end. */
+const abandoned = new WeakSet<Request>()
+
+/**
+ * Reads and drops what is left of a body the answer did not need (an error
+ * came before the body was read), so that an HTTP client still sending it
+ * gets its answer. Returns false when the body was too large to read to its
+ * end: that answer must close the connection, which is no longer usable.
+ */
+export async function finishReading(request: Request): Promise<boolean> {
+  if (request.body && !request.bodyUsed) await readAtMost(request, READ_LIMIT)
+  return !abandoned.has(request)
+}
+
 /** The body's bytes, or `undefined` once it passes `limit` (the rest is not read). */
 async function readAtMost(request: Request, limit: number): Promise<Uint8Array | undefined> {
   if (!request.body) return new Uint8Array()
@@ -90,7 +107,10 @@ async function readAtMost(request: Request, limit: number): Promise<Uint8Array |
     if (done) break
     size += value.byteLength
     if (size > limit) {
-      await reader.cancel()
+      // @note Not awaited: MSW reads a clone of the request, and cancelling one
+      // branch of a tee settles only once the other branch is done too.
+      reader.cancel().catch(() => undefined)
+      abandoned.add(request)
       return undefined
     }
     chunks.push(value)

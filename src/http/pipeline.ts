@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from './ApiError.js'
+import { finishReading } from './body.js'
 import { newRequestId } from './requestId.js'
 import type { Route } from './Route.js'
 import { routes } from './routes.js'
@@ -40,7 +41,8 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     const result = await route.answer({ sandbox, apiKey, path: pathParams, query, request })
     return respond(sandbox, requestId, result.status ?? 200, result.body, result.headers)
   } catch (error) {
-    return errorResponse(sandbox, requestId, toApiError(error))
+    const readToTheEnd = await finishReading(request)
+    return errorResponse(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
   }
 }
 
@@ -48,12 +50,12 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
  * An error in the contract's envelope, for answers given outside the
  * pipeline (the standalone server's unknown paths).
  */
-export function errorResponse(sandbox: Sandbox, requestId: string, error: ApiError): Response {
+export function errorResponse(sandbox: Sandbox, requestId: string, error: ApiError, extraHeaders: Record<string, string> = {}): Response {
   const { param, details, headers } = error.init
   const body = {
     error: { type: error.type, code: error.code, message: error.message, ...(param !== undefined && { param }), ...(details && { details }) },
   }
-  return respond(sandbox, requestId, error.status, body, headers)
+  return respond(sandbox, requestId, error.status, body, { ...headers, ...extraHeaders })
 }
 
 function respond(sandbox: Sandbox, requestId: string, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {

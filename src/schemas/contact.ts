@@ -28,9 +28,7 @@ const text = (max: number) =>
 /** Body of `POST /v1/contacts`. `phone` is required; the rest may be omitted or null. */
 export const CreateContactRequest = z.strictObject({
   phone: z
-    .string({
-      error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string'),
-    })
+    .string({ error: 'must be a string' })
     .regex(E164_PATTERN, 'must be an E.164 phone number such as +14155550123'),
   name: text(MAX_FIELD_LENGTH).nullish(),
   email: z.email({ error: 'must be a valid email address' }).max(MAX_FIELD_LENGTH).nullish(),

@@ -42,9 +42,11 @@ export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
     const latency = options.latency
     app.use('/v1', (_request, _response, next) => void setTimeout(next, latency.next()))
   }
-  // @note The middleware is CommonJS and types the handlers with msw's CommonJS
-  // declarations; the handlers are the same objects either way.
-  app.use(createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>)))
+  // The middleware is CommonJS and types handlers with msw's CommonJS declarations; they are the same objects.
+  const handlers = createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>))
+  // @note Only API paths go through MSW: the middleware turns every request
+  // body into a web stream, and a body nobody reads then stalls its client.
+  app.use((request, response, next) => (request.path === '/v1' || request.path.startsWith('/v1/') ? handlers(request, response, next) : next()))
   app.use((request, response) => {
     const error = new ApiError('not_found', `No endpoint at ${request.path}. The API is under /v1/, e.g. GET /v1/calls.`)
     void send(response, errorResponse(sandbox, newRequestId(), error))

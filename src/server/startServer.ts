@@ -35,6 +35,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server.once('listening', resolve)
     server.once('error', reject)
   })
+  let closing = false
+  // While closing, a connection is ended as soon as its answer is out, not kept alive.
+  server.on('request', (_request, response) => {
+    response.once('finish', () => closing && setImmediate(() => server.closeIdleConnections()))
+  })
   const address = server.address() as AddressInfo
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {
@@ -43,6 +48,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        closing = true
         server.close((error) => (error ? reject(error) : resolve()))
         server.closeIdleConnections()
         // @note Requests still running get five seconds; then their connections go too.

@@ -1,0 +1,470 @@
+/**
+ * What is particular to the standalone server and its command line: CORS,
+ * JSON answers outside the API, the request log, added latency, the
+ * `call-sandbox` program itself, and shutting down.
+ *
+ * The CLI tests run the built program (`dist/src/server/cli.js`); `npm test`
+ * builds it first.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { connect } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { ErrorEnvelope, Meta } from '../src/index.js'
+import { parseLatency } from '../src/server/latency.js'
+import { startServer, type RunningServer } from '../src/server/startServer.js'
+import { NOW, ORG_1 } from './support/transports.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const CLI = 'dist/src/server/cli.js'
+const BROWSER_APP = 'http://localhost:5173'
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
+
+/** The default world's keys and their scopes (contract, section 2). */
+const KEYS = [
+  { key: 'sk_sandbox_all', scopes: ['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'] },
+  { key: 'sk_sandbox_readonly', scopes: ['calls:read', 'contacts:read', 'leads:read', 'appointments:read'] },
+  { key: 'sk_sandbox_calls', scopes: ['calls:read'] },
+  { key: 'sk_sandbox_org2', scopes: ['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'] },
+]
+
+/** A comma-separated header as lower-case items: `X-Request-Id, Location` → `['x-request-id', 'location']`. */
+function headerList(value: string | null): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean)
+}
+
+async function json(response: Response): Promise<any> {
+  const text = await response.text()
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** Whether a TCP connection to the port is accepted, or the error code it fails with. */
+function tryConnect(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    socket.setTimeout(3_000)
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve('connected')
+    })
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve('timeout')
+    })
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+  })
+}
+
+function portOf(url: string): number {
+  return Number(new URL(url).port)
+}
+
+describe('the standalone server', () => {
+  let running: RunningServer
+
+  beforeAll(async () => {
+    running = await startServer({ port: 0, quiet: true, now: NOW })
+  })
+  afterAll(() => running?.close())
+
+  describe('CORS, for browser apps on another origin', () => {
+    it.each([
+      { method: 'GET', path: '/v1/calls', requestHeaders: 'authorization' },
+      { method: 'POST', path: '/v1/contacts', requestHeaders: 'content-type, authorization' },
+    ])('answers a CORS preflight for $method $path with $requestHeaders from another origin', async ({ method, path, requestHeaders }) => {
+      const response = await fetch(running.url + path, {
+        method: 'OPTIONS',
+        headers: { Origin: BROWSER_APP, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': requestHeaders },
+      })
+      await response.arrayBuffer()
+
+      expect(response.status).toBe(204)
+      expect([BROWSER_APP, '*']).toContain(response.headers.get('access-control-allow-origin'))
+      // A wildcard `*` in Allow-Methods would do, but not in Allow-Headers: it never covers Authorization.
+      const allowedMethods = headerList(response.headers.get('access-control-allow-methods'))
+      expect(allowedMethods.includes('*') || allowedMethods.includes(method.toLowerCase()), `Allow-Methods: ${allowedMethods}`).toBe(true)
+      expect(headerList(response.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(headerList(requestHeaders)))
+    })
+
+    it.each([
+      { name: 'a list', method: 'GET', path: '/v1/calls?limit=1', key: 'sk_sandbox_all', status: 200, exposes: ['x-request-id'] },
+      { name: 'an error', method: 'GET', path: '/v1/me', key: null, status: 401, exposes: ['x-request-id'] },
+      { name: 'an unknown path', method: 'GET', path: '/nowhere', key: 'sk_sandbox_all', status: 404, exposes: ['x-request-id'] },
+      {
+        name: 'a created contact',
+        method: 'POST',
+        path: '/v1/contacts',
+        key: 'sk_sandbox_all',
+        body: JSON.stringify({ phone: '+14155550199' }),
+        status: 201,
+        exposes: ['x-request-id', 'location'],
+      },
+    ])('lets a page on another origin read $name and its $exposes header', async ({ method, path, key, body, status, exposes }) => {
+      const headers: Record<string, string> = { Origin: BROWSER_APP }
+      if (key) headers.Authorization = `Bearer ${key}`
+      if (body) headers['Content-Type'] = 'application/json'
+      const response = await fetch(running.url + path, { method, headers, body })
+      const answer = await json(response)
+
+      expect(response.status, JSON.stringify(answer)).toBe(status)
+      expect([BROWSER_APP, '*']).toContain(response.headers.get('access-control-allow-origin'))
+      expect(headerList(response.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(exposes))
+    })
+  })
+
+  describe('answers outside the API', () => {
+    it.each(['/', '/v2/calls', '/favicon.ico', '/v1', '/v1/nothing-here'])(
+      'answers GET %s with a JSON 404 in the error envelope',
+      async (path) => {
+        const response = await fetch(running.url + path, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+        const body = await json(response)
+
+        expect(response.status, JSON.stringify(body)).toBe(404)
+        expect(response.headers.get('content-type')).toMatch(/^application\/json\b/)
+        const envelope = ErrorEnvelope.strict().parse(body)
+        expect(envelope.error.code).toBe('not_found')
+        expect(envelope.error.message.length).toBeGreaterThan(0)
+        expect(response.headers.get('x-request-id')).toBe(envelope.meta.request_id)
+        expect(envelope.meta.timestamp).toBe(NOW)
+      },
+    )
+
+    it.each(['POST', 'DELETE', 'PUT'])('answers %s on an unknown path with the same JSON 404', async (method) => {
+      const response = await fetch(`${running.url}/v2/calls`, { method, headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      const body = await json(response)
+
+      expect(response.status, JSON.stringify(body)).toBe(404)
+      expect(response.headers.get('content-type')).toMatch(/^application\/json\b/)
+      expect(ErrorEnvelope.strict().parse(body).error.code).toBe('not_found')
+      expect(response.headers.get('x-request-id')).toBe(body.meta.request_id)
+    })
+
+    it.each([
+      { method: 'DELETE', path: '/v1/calls', allowed: ['GET'] },
+      { method: 'POST', path: '/v1/calls', allowed: ['GET'] },
+      { method: 'PUT', path: '/v1/contacts', allowed: ['GET', 'POST'] },
+      { method: 'PATCH', path: '/v1/me', allowed: ['GET'] },
+      { method: 'DELETE', path: `/v1/calls/${UNKNOWN_ID}`, allowed: ['GET'] },
+      { method: 'POST', path: '/v1/leads', allowed: ['GET'] },
+    ])('answers $method $path with 405 and Allow: $allowed', async ({ method, path, allowed }) => {
+      const response = await fetch(running.url + path, { method, headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      const body = await json(response)
+
+      expect(response.status, JSON.stringify(body)).toBe(405)
+      expect(response.headers.get('content-type')).toMatch(/^application\/json\b/)
+      expect(ErrorEnvelope.strict().parse(body).error.code).toBe('method_not_allowed')
+      const allow = headerList(response.headers.get('allow'))
+      expect(allow).toEqual(expect.arrayContaining(allowed.map((name) => name.toLowerCase())))
+      expect(allow).not.toContain(method.toLowerCase())
+      expect(response.headers.get('x-request-id')).toBe(body.meta.request_id)
+    })
+  })
+})
+
+describe('the request log', () => {
+  const requests = [
+    { method: 'GET', path: '/v1/calls?limit=1', key: 'sk_sandbox_all', status: 200 },
+    { method: 'GET', path: '/v1/me', key: null, status: 401 },
+    { method: 'GET', path: '/v1/leads', key: 'sk_sandbox_calls', status: 403 },
+    { method: 'DELETE', path: '/v1/calls', key: 'sk_sandbox_all', status: 405 },
+    { method: 'GET', path: '/favicon.ico', key: null, status: 404 },
+  ]
+
+  async function send(url: string, { method, path, key }: (typeof requests)[number]): Promise<{ status: number; requestId: string | null }> {
+    const response = await fetch(url + path, { method, headers: key ? { Authorization: `Bearer ${key}` } : {} })
+    await response.arrayBuffer()
+    return { status: response.status, requestId: response.headers.get('x-request-id') }
+  }
+
+  it('writes one line per request, with method, path, status, duration in ms and the request id it answered with', async () => {
+    const lines: string[] = []
+    const server = await startServer({ port: 0, quiet: false, log: (line) => lines.push(line), now: NOW })
+    try {
+      const sent: { request: (typeof requests)[number]; requestId: string }[] = []
+      for (const request of requests) {
+        const { status, requestId } = await send(server.url, request)
+        expect(status, `${request.method} ${request.path}`).toBe(request.status)
+        expect(Meta.shape.request_id.safeParse(requestId).success, String(requestId)).toBe(true)
+        sent.push({ request, requestId: requestId! })
+      }
+      // The log line is written when the answer has gone out, which may be a moment after the client read it.
+      await vi.waitFor(() => expect(lines.length).toBeGreaterThanOrEqual(requests.length), { timeout: 2_000 })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+
+      expect(lines, lines.join('\n')).toHaveLength(requests.length)
+      for (const { request, requestId } of sent) {
+        const matching = lines.filter((line) => line.includes(requestId))
+        expect(matching, `the line of ${request.method} ${request.path} (${requestId}) in:\n${lines.join('\n')}`).toHaveLength(1)
+        const line = matching[0]!
+        expect(line).toContain(`${request.method} ${request.path}`)
+        expect(line).toMatch(new RegExp(`\\b${request.status}\\b`))
+        expect(line).toMatch(/\b\d+(\.\d+)? ?ms\b/)
+        expect(line).not.toMatch(/\n/)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('writes nothing when quiet', async () => {
+    const log = vi.fn()
+    const server = await startServer({ port: 0, quiet: true, log, now: NOW })
+    try {
+      for (const request of requests) expect((await send(server.url, request)).status).toBe(request.status)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(log).not.toHaveBeenCalled()
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('added latency', () => {
+  it('makes an API request take at least the latency asked for', async () => {
+    const server = await startServer({ port: 0, quiet: true, now: NOW, latency: parseLatency('150') })
+    try {
+      const started = performance.now()
+      const response = await fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      await response.arrayBuffer()
+      const elapsed = performance.now() - started
+
+      expect(response.status).toBe(200)
+      expect(elapsed).toBeGreaterThanOrEqual(140)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it.each(['abc', '5-1', '70000', '60001', '', '-5', '1.5', '100-', '100-70000'])('parseLatency rejects %o', (text) => {
+    expect(() => parseLatency(text)).toThrow(/latency/i)
+  })
+
+  it.each([
+    { text: '0', min: 0, max: 0 },
+    { text: '250', min: 250, max: 250 },
+    { text: '100-400', min: 100, max: 400 },
+    { text: '60000', min: 60_000, max: 60_000 },
+  ])('parseLatency accepts $text and draws whole milliseconds from $min to $max', ({ text, min, max }) => {
+    const latency = parseLatency(text)
+    expect({ min: latency.min, max: latency.max }).toEqual({ min, max })
+    const drawn = Array.from({ length: 500 }, () => latency.next())
+    for (const value of drawn) {
+      expect(Number.isInteger(value), String(value)).toBe(true)
+      expect(value).toBeGreaterThanOrEqual(min)
+      expect(value).toBeLessThanOrEqual(max)
+    }
+    // A range is drawn from anew each time, not fixed at one value.
+    if (max - min >= 100) expect(new Set(drawn).size).toBeGreaterThan(1)
+  })
+})
+
+describe('shutting down', () => {
+  it('close() resolves, and the port then refuses connections', async () => {
+    const server = await startServer({ port: 0, quiet: true, now: NOW })
+    const port = portOf(server.url)
+    // A request first, so that a kept-alive connection is open when it closes.
+    const response = await fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+    await response.arrayBuffer()
+    expect(response.status).toBe(200)
+    expect(await tryConnect(port)).toBe('connected')
+
+    await expect(server.close()).resolves.toBeUndefined()
+
+    expect(await tryConnect(port)).toBe('ECONNREFUSED')
+    await expect(fetch(`${server.url}/v1/me`)).rejects.toThrow()
+  })
+
+  it('close() lets a request that is being answered finish, then resolves without waiting on its kept-alive connection', async () => {
+    const server = await startServer({ port: 0, quiet: true, now: NOW, latency: parseLatency('300') })
+    const inFlight = fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }).then(async (response) => ({
+      status: response.status,
+      body: await json(response),
+      answeredAt: performance.now(),
+    }))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+
+    const closed = server.close().then(() => performance.now())
+    const { status, body, answeredAt } = await inFlight
+    const closedAt = await closed
+
+    expect(status).toBe(200)
+    expect(body.data.organization_id).toBe(ORG_1)
+    // Once the last answer has gone out there is nothing left to wait for: the connection
+    // it came on must not hold the shutdown (and `call-sandbox` on SIGTERM) for seconds.
+    expect(closedAt - answeredAt, 'ms from the last answer to close() resolving').toBeLessThan(1_000)
+    expect(await tryConnect(portOf(server.url))).toBe('ECONNREFUSED')
+  })
+})
+
+/** A running `call-sandbox` program and what it printed so far. */
+interface Cli {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  /** Resolves once the output satisfies `done`; rejects after `timeoutMs` or when the program exits first. */
+  waitForOutput(done: (stdout: string) => boolean, what: string, timeoutMs?: number): Promise<string>
+  /** Resolves with the exit code (or signal) once it exits; rejects after `timeoutMs`. */
+  exit(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+const children = new Set<ChildProcess>()
+
+function runCli(args: string[], env: Record<string, string | undefined> = {}): Cli {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: undefined, NODE_OPTIONS: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('close', (code, signal) => {
+      children.delete(child)
+      resolve({ code, signal })
+    })
+  })
+  const describeOutput = () => `\nstdout:\n${stdout}\nstderr:\n${stderr}`
+
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForOutput: (done, what, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error(`no ${what} within ${timeoutMs} ms${describeOutput()}`)), timeoutMs)
+        const check = () => {
+          if (done(stdout)) finish()
+        }
+        const onClose = () => setImmediate(() => (done(stdout) ? finish() : finish(new Error(`exited before ${what}${describeOutput()}`))))
+        function finish(error?: Error) {
+          clearTimeout(timer)
+          child.stdout!.off('data', check)
+          child.off('close', onClose)
+          if (error) reject(error)
+          else resolve(stdout)
+        }
+        child.stdout!.on('data', check)
+        child.once('close', onClose)
+        check()
+      }),
+    exit: (timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`did not exit within ${timeoutMs} ms${describeOutput()}`)), timeoutMs)
+        void exited.then((result) => {
+          clearTimeout(timer)
+          resolve(result)
+        })
+      }),
+  }
+}
+
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:(\d+))/
+
+/** Waits for the "listening on" line; returns the URL and port it names. */
+async function listening(cli: Cli): Promise<{ url: string; port: number }> {
+  const stdout = await cli.waitForOutput((text) => LISTENING.test(text), '"listening on" line')
+  const [, url, port] = LISTENING.exec(stdout)!
+  return { url: url!, port: Number(port) }
+}
+
+describe('the call-sandbox program', () => {
+  beforeAll(() => {
+    if (!existsSync(new URL(`../${CLI}`, import.meta.url))) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`)
+  })
+  afterEach(() => {
+    for (const child of children) child.kill('SIGKILL')
+    children.clear()
+  })
+
+  it('--help exits 0 and lists every option', async () => {
+    const cli = runCli(['--help'])
+    const { code } = await cli.exit()
+
+    expect(code, cli.stderr()).toBe(0)
+    for (const flag of ['--port', '--host', '--seed', '--now', '--latency', '--quiet']) {
+      expect(cli.stdout(), `${flag} in:\n${cli.stdout()}`).toMatch(new RegExp(`^\\s+(-\\w, )?${flag}\\b`, 'm'))
+    }
+  })
+
+  it('starts on the port given, prints its URL and every key with its scopes, serves the API, and exits 0 on SIGTERM', async () => {
+    const cli = runCli(['--port', '0', '--now', '2026-11-20T12:00:00Z'])
+    const { url, port } = await listening(cli)
+    expect(port).toBeGreaterThan(0)
+    const stdout = await cli.waitForOutput((text) => KEYS.every(({ key }) => text.includes(key)), 'list of keys')
+
+    for (const { key, scopes } of KEYS) {
+      const line = stdout.split('\n').find((text) => text.includes(key))
+      expect(line, `the line of ${key} in:\n${stdout}`).toBeDefined()
+      expect(line!.trimEnd().endsWith(scopes.join(', ')), `scopes of ${key} in: ${line}`).toBe(true)
+    }
+
+    const response = await fetch(`${url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+    const body = await json(response)
+    expect(response.status, JSON.stringify(body)).toBe(200)
+    expect(body.data.organization_id).toBe(ORG_1)
+    expect(body.meta.timestamp).toBe(NOW)
+
+    cli.child.kill('SIGTERM')
+    const { code, signal } = await cli.exit(5_000)
+    expect({ code, signal }, cli.stderr()).toEqual({ code: 0, signal: null })
+    expect(await tryConnect(port)).toBe('ECONNREFUSED')
+  })
+
+  it('honours PORT from the environment', async () => {
+    const cli = runCli(['--now', '2026-11-20T12:00:00Z'], { PORT: '0' })
+    const { url, port } = await listening(cli)
+
+    expect(port).toBeGreaterThan(0)
+    expect(port).not.toBe(4010)
+    const response = await fetch(`${url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+    await response.arrayBuffer()
+    expect(response.status).toBe(200)
+  })
+
+  it.each([
+    { args: ['--port', 'abc'], message: /--port.*abc|abc.*port/i },
+    { args: ['--port', '70000'], message: /--port.*70000|70000.*port/i },
+    { args: ['--seed', '-1'], message: /--seed.*-1|seed.*-1/i },
+    { args: ['--now', 'yesterday'], message: /--now.*yesterday|yesterday.*now/i },
+    { args: ['--latency', 'fast'], message: /--latency.*fast|latency.*fast/i },
+    { args: ['--organizations', '/nonexistent.json'], message: /\/nonexistent\.json/ },
+    { args: ['--bogus'], message: /unknown option.*--bogus/i },
+  ])('refuses $args with a clear message, no stack trace, and a non-zero exit', async ({ args, message }) => {
+    const cli = runCli(args)
+    const { code } = await cli.exit(10_000)
+
+    expect(code, cli.stderr()).not.toBe(0)
+    expect(code).not.toBeNull()
+    expect(cli.stderr()).toMatch(message)
+    expect(cli.stderr(), 'a stack trace').not.toMatch(/^\s+at .+[(:]\d+/m)
+    expect(cli.stdout()).not.toMatch(LISTENING)
+  })
+
+  it('exits 1 with a clear message when the port is in use', async () => {
+    const taken = await startServer({ port: 0, quiet: true, now: NOW })
+    try {
+      const port = portOf(taken.url)
+      const cli = runCli(['--port', String(port), '--now', '2026-11-20T12:00:00Z'])
+      const { code } = await cli.exit(15_000)
+
+      expect(code, cli.stderr()).toBe(1)
+      expect(cli.stderr()).toMatch(/in use/i)
+      expect(cli.stderr()).toContain(String(port))
+      expect(cli.stderr(), 'a stack trace').not.toMatch(/^\s+at .+[(:]\d+/m)
+      expect(cli.stdout()).not.toMatch(LISTENING)
+    } finally {
+      await taken.close()
+    }
+  })
+})
