@@ -20,13 +20,28 @@ import {
 type AnyCollection = Collection<StandardSchemaV1<any>>
 type AnyRecord = StoredRecords[Kind]
 
-export interface PageQuery<T> {
+/**
+ * Fields a list can be filtered on. Each value has a keyset index of its
+ * own, so that a page of a rare status or one phone's calls is as quick as
+ * an unfiltered page.
+ */
+const FILTERABLE = {
+  calls: ['status', 'caller_phone'],
+  contacts: ['phone'],
+  leads: ['status', 'urgency'],
+  appointments: ['status'],
+} as const satisfies { [K in Kind]: ReadonlyArray<keyof StoredRecords[K]> }
+
+export type Filters<K extends Kind> = Partial<Record<(typeof FILTERABLE)[K][number], string>>
+
+export interface PageQuery<K extends Kind> {
   /** Start strictly after this position (the cursor). */
   after?: KeysetPosition
   /** Keep records whose `created_at` is strictly after this instant. */
   sinceMs?: number
   limit: number
-  where?: (record: T) => boolean
+  /** Keep records whose fields equal these values. */
+  equals?: Filters<K>
 }
 
 export interface Page<T> {
@@ -71,10 +86,12 @@ export class Database {
       const stored = await Promise.all(world[kind].map((record) => collection.create(this.#split(kind, record))))
       for (const record of stored) {
         this.#remember(kind, record)
-        const key = listKey(kind, record.organization_id)
-        let list = positions.get(key)
-        if (!list) positions.set(key, (list = []))
-        list.push(positionOf(record))
+        const position = positionOf(record)
+        for (const key of indexKeys(kind, record)) {
+          let list = positions.get(key)
+          if (!list) positions.set(key, (list = []))
+          list.push(position)
+        }
       }
     }
     for (const [key, list] of positions) {
@@ -99,7 +116,7 @@ export class Database {
       const record = this.#byId[kind].get(id)!
       ;this.#collections[kind].delete(record)
       this.#byId[kind].delete(id)
-      this.#list(kind, record.organization_id).remove(positionOf(record))
+      this.#unindex(kind, record)
       if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
       if (kind === 'calls') this.#messageTimes.delete(id)
     }
@@ -131,7 +148,7 @@ export class Database {
     const checked = storedSchemas[kind].parse(this.#split(kind, record))
     const stored = await this.#collections[kind].create(checked)
     this.#remember(kind, stored)
-    this.#list(kind, stored.organization_id).insert(positionOf(stored))
+    this.#index(kind, stored)
     this.#inserted.push([kind, stored.id])
     return stored
   }
@@ -149,12 +166,18 @@ export class Database {
   }
 
   /** One page of an organization's records, newest first. */
-  page<K extends Kind>(kind: K, organizationId: string, query: PageQuery<StoredRecords[K]>): Page<StoredRecords[K]> {
+  page<K extends Kind>(kind: K, organizationId: string, query: PageQuery<K>): Page<StoredRecords[K]> {
+    const equals = Object.entries(query.equals ?? {}).filter(([, value]) => value !== undefined) as Array<[string, string]>
+    // Walk the smallest index that can answer; check the other filters per record.
+    const candidates = [listKey(kind, organizationId), ...equals.map(([field, value]) => listKey(kind, organizationId, field, value))]
+    const lists = candidates.map((key) => this.#lists.get(key))
+    if (lists.some((list) => list === undefined)) return { records: [], hasMore: false }
+    const smallest = (lists as KeysetIndex[]).reduce((a, b) => (b.size < a.size ? b : a))
     const records: StoredRecords[K][] = []
     let hasMore = false
-    this.#lists.get(listKey(kind, organizationId))?.scan(query, (id) => {
+    smallest.scan(query, (id) => {
       const record = this.get(kind, id)!
-      if (query.where && !query.where(record)) return true
+      if (!equals.every(([field, value]) => (record as Record<string, unknown>)[field] === value)) return true
       if (records.length === query.limit) {
         hasMore = true
         return false
@@ -177,12 +200,14 @@ export class Database {
   }
 
   async #replace(kind: Kind, next: AnyRecord): Promise<AnyRecord> {
-    const collection = this.#collections[kind]
-    const stored = await collection.update(this.#byId[kind].get(next.id)!, {
+    const current = this.#byId[kind].get(next.id)!
+    const stored = await this.#collections[kind].update(current, {
       data: (draft: AnyRecord) => void Object.assign(draft, next),
       strict: true,
     })
+    this.#unindex(kind, current)
     this.#remember(kind, stored)
+    this.#index(kind, stored)
     return stored
   }
 
@@ -199,11 +224,19 @@ export class Database {
     if (kind === 'contacts') this.#contactsByPhone.set(phoneKey(record as StoredContact), record.id)
   }
 
-  #list(kind: Kind, organizationId: string): KeysetIndex {
-    const key = listKey(kind, organizationId)
-    let index = this.#lists.get(key)
-    if (!index) this.#lists.set(key, (index = new KeysetIndex()))
-    return index
+  /** Puts a record in its organization's list and in the list of each of its filter values. */
+  #index(kind: Kind, record: AnyRecord): void {
+    const position = positionOf(record)
+    for (const key of indexKeys(kind, record)) {
+      let index = this.#lists.get(key)
+      if (!index) this.#lists.set(key, (index = new KeysetIndex()))
+      index.insert(position)
+    }
+  }
+
+  #unindex(kind: Kind, record: AnyRecord): void {
+    const position = positionOf(record)
+    for (const key of indexKeys(kind, record)) this.#lists.get(key)?.remove(position)
   }
 }
 
@@ -227,8 +260,14 @@ function byKind<V>(make: (kind: Kind) => V): Record<Kind, V> {
   return Object.fromEntries(KINDS.map((kind) => [kind, make(kind)])) as Record<Kind, V>
 }
 
-function listKey(kind: Kind, organizationId: string): string {
-  return `${kind} ${organizationId}`
+function listKey(kind: Kind, organizationId: string, field?: string, value?: string): string {
+  return field === undefined ? `${kind} ${organizationId}` : `${kind} ${organizationId} ${field}=${value}`
+}
+
+/** Every list a record belongs to: its organization's, and one per filterable field. */
+function indexKeys(kind: Kind, record: AnyRecord): string[] {
+  const fields: readonly string[] = FILTERABLE[kind]
+  return [listKey(kind, record.organization_id), ...fields.map((field) => listKey(kind, record.organization_id, field, String((record as Record<string, unknown>)[field])))]
 }
 
 function phoneKey(contact: StoredContact): string {

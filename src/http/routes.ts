@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { positionOf } from '../data/Database.js'
+import { positionOf, type Filters } from '../data/Database.js'
 import type { Kind, StoredRecords } from '../data/records.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import {
@@ -27,7 +27,7 @@ export const routes: readonly Route[] = [
     scope: 'calls:read',
     summary: 'List calls',
     query: ListCallsQuery,
-    where: ({ status, phone }) => (call) => (status === undefined || call.status === status) && (phone === undefined || call.caller_phone === phone),
+    filters: ({ status, phone }) => ({ status, caller_phone: phone }),
     toResource: (call, sandbox) => toCall(call, sandbox.clock.now()),
   }),
   defineRoute({
@@ -47,7 +47,7 @@ export const routes: readonly Route[] = [
     scope: 'contacts:read',
     summary: 'List contacts',
     query: ListContactsQuery,
-    where: ({ phone }) => (contact) => phone === undefined || contact.phone === phone,
+    filters: ({ phone }) => ({ phone }),
     toResource: toContact,
   }),
   defineRoute({
@@ -77,7 +77,7 @@ export const routes: readonly Route[] = [
     scope: 'leads:read',
     summary: 'List leads',
     query: ListLeadsQuery,
-    where: ({ status, urgency }) => (lead) => (status === undefined || lead.status === status) && (urgency === undefined || lead.urgency === urgency),
+    filters: ({ status, urgency }) => ({ status, urgency }),
     toResource: toLead,
   }),
   listRoute({
@@ -85,7 +85,7 @@ export const routes: readonly Route[] = [
     scope: 'appointments:read',
     summary: 'List appointments',
     query: ListAppointmentsQuery,
-    where: ({ status }) => (appointment) => status === undefined || appointment.status === status,
+    filters: ({ status }) => ({ status }),
     toResource: toAppointment,
   }),
   defineRoute({
@@ -113,8 +113,8 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
   scope: Scope
   summary: string
   query: Q
-  /** The endpoint's own filters, as a record predicate. */
-  where: (query: z.infer<Q>) => (record: StoredRecords[K]) => boolean
+  /** The endpoint's own filters, as the record fields they match exactly. */
+  filters: (query: z.infer<Q>) => Filters<K>
   toResource: (record: StoredRecords[K], sandbox: Sandbox) => unknown
 }
 
@@ -123,7 +123,7 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
  * to the endpoint, the key and the filters.
  */
 function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteDefinition<K, Q>): Route {
-  const { kind, scope, summary, query, where, toResource } = definition
+  const { kind, scope, summary, query, filters: filtersOf, toResource } = definition
   return defineRoute({
     method: 'GET',
     path: `/v1/${kind}`,
@@ -139,7 +139,7 @@ function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteD
         after,
         sinceMs: filters.since as number | undefined,
         limit,
-        where: where(values as z.infer<Q>),
+        equals: filtersOf(values as z.infer<Q>),
       })
       const last = page.records.at(-1)
       return {

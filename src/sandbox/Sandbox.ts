@@ -1,7 +1,7 @@
 import type { Faker } from '@faker-js/faker'
 import type { RequestHandler } from 'msw'
 import { Database } from '../data/Database.js'
-import type { StoredAppointment, StoredCall, StoredContact, StoredLead, WorldRecords } from '../data/records.js'
+import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
 import { createHandlers } from '../http/createHandlers.js'
 import { ApiError } from '../http/ApiError.js'
 import { parseBody } from '../http/body.js'
@@ -65,7 +65,6 @@ export class Sandbox {
   /** Secret that cursors are checksummed with; derived from the seed, so cursors survive a restart. */
   readonly cursorSecret: string
   readonly #keys: ReadonlyMap<string, ApiKey>
-  readonly #seeded: WorldRecords
   #faker: Faker
   #writes: Promise<unknown> = Promise.resolve()
 
@@ -76,8 +75,7 @@ export class Sandbox {
     this.cursorSecret = `call-sandbox cursor ${seed}`
     this.#keys = new Map(organizations.flatMap((organization) => organization.keys.map(({ key, scopes }) => [key, { key, scopes, organization }])))
     this.#faker = createFaker(seed, 'runtime')
-    this.#seeded = seedWorld({ seed, now, organizations })
-    this.ready = this.db.load(this.#seeded)
+    this.ready = this.db.load(seedWorld({ seed, now, organizations }))
     this.handlers = createHandlers(this)
   }
 

@@ -25,7 +25,18 @@ export function hash32(text: string): number {
 
 /** Picks by relative weight; options of weight 0 are never picked. */
 export function weighted<T>(faker: Faker, options: ReadonlyArray<readonly [T, number]>): T {
-  return faker.helpers.weightedArrayElement(options.filter(([, weight]) => weight > 0).map(([value, weight]) => ({ value, weight })))
+  let total = 0
+  for (const [, weight] of options) total += weight
+  let point = faker.number.float({ max: total })
+  let last: T | undefined
+  for (const [value, weight] of options) {
+    if (weight <= 0) continue
+    last = value
+    point -= weight
+    if (point < 0) return value
+  }
+  if (last === undefined) throw new RangeError('weighted() needs an option of positive weight.')
+  return last
 }
 
 /**
@@ -35,7 +46,6 @@ export function weighted<T>(faker: Faker, options: ReadonlyArray<readonly [T, nu
  * this draws four 32-bit numbers instead.
  */
 export function uuid(faker: Faker): string {
-  const hex = (bits: number, length: number) => bits.toString(16).padStart(length, '0')
   const a = faker.number.int(0xffffffff)
   const b = faker.number.int(0xffffffff)
   const c = faker.number.int(0xffffffff)
@@ -44,4 +54,8 @@ export function uuid(faker: Faker): string {
     `${hex(a, 8)}-${hex(b >>> 16, 4)}-${hex(0x4000 | (b & 0x0fff), 4)}-` +
     `${hex(0x8000 | ((c >>> 16) & 0x3fff), 4)}-${hex(c & 0xffff, 4)}${hex(d, 8)}`
   )
+}
+
+function hex(bits: number, length: number): string {
+  return bits.toString(16).padStart(length, '0')
 }
