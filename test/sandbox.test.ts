@@ -1,0 +1,201 @@
+import { getResponse } from 'msw'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ApiError, createSandbox, type Sandbox } from '../src/index.js'
+import { defaultOrganizations } from '../src/world/fixtures.js'
+import { inProcess, NOW, ORG_1, ORG_2, walk, type Transport } from './support/transports.js'
+
+async function snapshot(api: Transport) {
+  const lists = await Promise.all(['/v1/calls?limit=100', '/v1/contacts?limit=100', '/v1/leads?limit=100', '/v1/appointments?limit=100'].map((path) => walk(api, path)))
+  return JSON.stringify(lists)
+}
+
+describe('createSandbox', () => {
+  it('gives one MSW handler for the whole API, and loads its world before answering', async () => {
+    const sandbox = createSandbox({ now: NOW })
+    expect(sandbox.handlers).toHaveLength(1)
+    const response = await getResponse(sandbox.handlers, new Request('https://anywhere.example/v1/me', { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+    expect(response?.status).toBe(200)
+    expect(sandbox.db.count('calls', ORG_1)).toBe(300)
+  })
+
+  it('matches any origin by default, and only baseUrl (with its path) when given', async () => {
+    const sandbox = createSandbox({ now: NOW, baseUrl: 'https://api.example.com/call-api/' })
+    const ask = (url: string) => getResponse(sandbox.handlers, new Request(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+    expect((await ask('https://api.example.com/call-api/v1/me'))?.status).toBe(200)
+    expect(await ask('https://api.example.com/v1/me')).toBeUndefined()
+    expect(await ask('https://other.example/call-api/v1/me')).toBeUndefined()
+  })
+
+  it('lets requests outside /v1/ pass through', async () => {
+    const sandbox = createSandbox({ now: NOW })
+    expect(await getResponse(sandbox.handlers, new Request('https://api.example.com/health'))).toBeUndefined()
+    expect(await getResponse(sandbox.handlers, new Request('https://api.example.com/other/v1x/calls'))).toBeUndefined()
+  })
+
+  const [first] = defaultOrganizations
+  it.each([
+    ['a negative seed', { seed: -1 }, 'seed'],
+    ['a fractional seed', { seed: 1.5 }, 'seed'],
+    ['a now that is no date', { now: 'yesterday' }, 'now'],
+    ['a now that is NaN', { now: Number.NaN }, 'now'],
+    ['negative calls', { calls: -5 }, 'calls'],
+    ['two million calls', { calls: 2_000_000 }, 'calls'],
+    ['a baseUrl without scheme', { baseUrl: 'api.example.com' }, 'baseUrl'],
+    ['a baseUrl with a query', { baseUrl: 'https://api.example.com/?v=1' }, 'baseUrl'],
+    ['no organizations', { organizations: [] }, 'organizations'],
+    ['an organization twice', { organizations: [first, first] }, 'appears twice'],
+    ['an unknown business type', { organizations: [{ ...first, business_type: 'bakery' }] }, 'business_type'],
+    ['a key too short', { organizations: [{ ...first, keys: [{ key: 'short', scopes: [] }] }] }, 'organizations'],
+  ])('refuses %s with an error naming %s', (_name, options, naming) => {
+    expect(() => createSandbox(options as never)).toThrow(naming)
+  })
+
+  it('serves organizations of your own, with your own keys', async () => {
+    const sandbox = createSandbox({
+      now: NOW,
+      organizations: [
+        {
+          ...defaultOrganizations[0]!,
+          organization_id: 'a1b2c3d4-0000-4000-8000-000000000001',
+          organization_name: 'Northside Animal Hospital',
+          business_type: 'veterinary_clinic',
+          calls: 25,
+          keys: [{ key: 'sk_test_vet_frontdesk', scopes: ['calls:read'] }],
+        },
+      ],
+    })
+    const me = await getResponse(sandbox.handlers, new Request('https://x.example/v1/me', { headers: { Authorization: 'Bearer sk_test_vet_frontdesk' } }))
+    expect((await me!.json()).data).toMatchObject({ organization_name: 'Northside Animal Hospital', scopes: ['calls:read'] })
+    const calls = await getResponse(sandbox.handlers, new Request('https://x.example/v1/calls?limit=100', { headers: { Authorization: 'Bearer sk_test_vet_frontdesk' } }))
+    const body = await calls!.json()
+    expect(body.data).toHaveLength(25)
+    expect(body.data.some((call: { transcript: string }) => call.transcript.includes('Northside Animal Hospital'))).toBe(true)
+  })
+})
+
+describe('a sandbox in process', () => {
+  let api: Transport
+  let sandbox: Sandbox
+  beforeAll(async () => {
+    api = await inProcess()
+    sandbox = api.sandbox
+  })
+  afterAll(() => api.close())
+
+  describe('reset', () => {
+    it('restores the seeded world after contacts, calls, leads, appointments and clock changes', async () => {
+      const seeded = await snapshot(api)
+      await sandbox.addContact({ phone: '+14155550101', name: 'Reset Me' })
+      const existing = (await api.request('/v1/contacts?limit=1&phone=' + encodeURIComponent((await walk(api, '/v1/contacts')).find((c) => c.total_calls > 0).phone))).body.data[0]
+      await sandbox.addCall({ caller_phone: existing.phone })
+      await sandbox.addLead({ lead: { status: 'converted' } })
+      await sandbox.addAppointment({ appointment: { status: 'cancelled' } })
+      await api.request('/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550102"}' })
+      sandbox.clock.advance(3_600_000)
+      expect(await snapshot(api)).not.toBe(seeded)
+      await sandbox.reset()
+      expect(await snapshot(api)).toBe(seeded)
+      expect(sandbox.clock.iso()).toBe(NOW)
+      expect(sandbox.db.changed).toBe(false)
+    })
+
+    it('makes the same ids again after a reset', async () => {
+      const first = await sandbox.addContact({ phone: '+14155550103' })
+      await sandbox.reset()
+      const again = await sandbox.addContact({ phone: '+14155550103' })
+      expect(again.id).toBe(first.id)
+      await sandbox.reset()
+    })
+  })
+
+  describe('factories', () => {
+    it('adds a call from a new caller: a contact from the call, one call, the story told', async () => {
+      const { call, contact } = await sandbox.addCall({ caller_phone: '+16175550190', status: 'completed', reason: 'book_cleaning' })
+      expect(contact).toMatchObject({ phone: '+16175550190', source: 'inbound_call', total_calls: 1, last_call_at: call.started_at })
+      expect(call).toMatchObject({ caller_phone: '+16175550190', contact_id: contact.id, status: 'completed', organization_id: ORG_1 })
+      expect(call.transcript).toContain('Harbor Dental Care')
+      const listed = (await api.request('/v1/calls?phone=%2B16175550190')).body.data
+      expect(listed.map((c: { id: string }) => c.id)).toEqual([call.id])
+      await sandbox.reset()
+    })
+
+    it("adds a call from a known caller: their contact's total_calls and last_call_at follow", async () => {
+      const tenMinutesAgo = new Date(Date.parse(NOW) - 10 * 60_000).toISOString()
+    const known = (await walk(api, '/v1/contacts')).find((contact) => contact.source === 'inbound_call' && contact.last_call_at < tenMinutesAgo)
+      const { call, contact } = await sandbox.addCall({ caller_phone: known.phone })
+      expect(contact.id).toBe(known.id)
+      expect(contact.total_calls).toBe(known.total_calls + 1)
+      expect(contact.last_call_at).toBe(call.started_at)
+      expect((await api.request(`/v1/contacts/${known.id}`)).body.data.total_calls).toBe(known.total_calls + 1)
+      await sandbox.reset()
+    })
+
+    it.each(['in-progress', 'forwarding'] as const)('adds a live %s call that is still on the line', async (status) => {
+      const { call } = await sandbox.addCall({ status })
+      expect(call.ended_at).toBeNull()
+      const listed = (await api.request(`/v1/calls/${call.id}`)).body.data
+      expect(listed.duration_seconds).toBe(Math.floor((Date.parse(NOW) - Date.parse(call.started_at)) / 1000))
+      expect(listed.transfer_status).toBe(status === 'forwarding' ? 'initiated' : null)
+      await sandbox.reset()
+    })
+
+    it('adds a lead and an appointment with overrides, each from its own call', async () => {
+      const { lead, call } = await sandbox.addLead({ lead: { status: 'qualified', urgency: 'high' } })
+      expect(lead).toMatchObject({ status: 'qualified', urgency: 'high', call_log_id: call.id, caller_phone: call.caller_phone })
+      expect((await api.request('/v1/leads?status=qualified&urgency=high&limit=1')).body.data[0].id).toBe(lead.id)
+      const { appointment } = await sandbox.addAppointment({ appointment: { status: 'confirmed' } })
+      expect(appointment.status).toBe('confirmed')
+      expect(appointment.appointment_time_start > NOW).toBe(true)
+      await sandbox.reset()
+    })
+
+    it('adds to another organization when asked', async () => {
+      const { call } = await sandbox.addCall({ organization_id: ORG_2 })
+      expect((await api.request(`/v1/calls/${call.id}`, { key: 'sk_sandbox_org2' })).status).toBe(200)
+      expect((await api.request(`/v1/calls/${call.id}`)).status).toBe(404)
+      await sandbox.reset()
+    })
+
+    it('checks a contact as POST /v1/contacts does', async () => {
+      await expect(sandbox.addContact({ phone: 'nope' })).rejects.toMatchObject({ code: 'validation_failed' })
+      const taken = (await api.request('/v1/contacts?limit=1')).body.data[0].phone
+      await expect(sandbox.addContact({ phone: taken })).rejects.toBeInstanceOf(ApiError)
+      await expect(sandbox.addContact({ phone: taken })).rejects.toMatchObject({ code: 'contact_exists' })
+    })
+
+    it('says what is wrong with a factory input', async () => {
+      await expect(sandbox.addCall({ reason: 'bake_a_cake' })).rejects.toThrow(/book_cleaning/)
+      await expect(sandbox.addCall({ organization_id: '00000000-0000-4000-8000-000000000000' })).rejects.toThrow(/No organization/)
+      await expect(sandbox.addCall({ started_at: '2030-01-01T00:00:00Z' })).rejects.toThrow(/started_at/)
+    })
+  })
+
+  describe('the clock', () => {
+    it('stands still at now, and moves when advanced or set: meta.timestamp, new records and live calls follow', async () => {
+      expect((await api.request('/v1/me')).body.meta.timestamp).toBe(NOW)
+      const live = (await api.request('/v1/calls?status=in-progress&limit=1')).body.data[0]
+      sandbox.clock.advance(90_000)
+      expect((await api.request('/v1/me')).body.meta.timestamp).toBe('2026-11-20T12:01:30.000Z')
+      expect((await api.request(`/v1/calls/${live.id}`)).body.data.duration_seconds).toBe(live.duration_seconds + 90)
+      const created = await api.request('/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550104"}' })
+      expect(created.body.data.created_at).toBe('2026-11-20T12:01:30.000Z')
+      sandbox.clock.set(Date.parse('2026-12-24T08:00:00Z'))
+      expect((await api.request('/v1/me')).body.meta.timestamp).toBe('2026-12-24T08:00:00.000Z')
+      await sandbox.reset()
+      expect((await api.request('/v1/me')).body.meta.timestamp).toBe(NOW)
+    })
+  })
+})
+
+describe('a sandbox without now', () => {
+  it('seeds at the current time and lets its clock run', async () => {
+    const before = Date.now()
+    const sandbox = createSandbox({ calls: 20 })
+    await sandbox.ready
+    expect(sandbox.clock.now()).toBeGreaterThanOrEqual(before)
+    const first = sandbox.clock.now()
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(sandbox.clock.now()).toBeGreaterThan(first)
+    expect(sandbox.options.fixedClock).toBe(false)
+  })
+})
