@@ -1,0 +1,89 @@
+// Benchmarks of the built package (run `npm run bench`, which builds first).
+// Figures are reported against a baseline measured in the same run, so they
+// compare on any machine: seeding per call (linear?), a page and a reset at
+// 100,000 calls against the same at the default world's 300 (flat?).
+import { answer, createSandbox } from '../dist/src/index.js'
+
+const NOW = '2026-11-20T12:00:00Z'
+const KEY = { Authorization: 'Bearer sk_sandbox_all' }
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]
+}
+
+async function time(fn, runs) {
+  const samples = []
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now()
+    await fn()
+    samples.push(performance.now() - start)
+  }
+  return median(samples)
+}
+
+async function seeded(calls) {
+  const start = performance.now()
+  const sandbox = createSandbox({ now: NOW, calls })
+  await sandbox.ready
+  return { sandbox, ms: performance.now() - start }
+}
+
+async function get(sandbox, path) {
+  const response = await answer(sandbox, new Request(`http://bench.local${path}`, { headers: KEY }))
+  if (response.status !== 200) throw new Error(`${path}: ${response.status}`)
+  return response.json()
+}
+
+const rows = []
+const row = (what, ms, baseline, note = '') =>
+  rows.push({ what, ms: ms.toFixed(2), 'x baseline': baseline === undefined ? '1.00 (baseline)' : (ms / baseline).toFixed(2), note })
+
+// Seeding: cost per call at three sizes.
+const small = await seeded(undefined)
+const medium = await seeded(10_000)
+const large = await seeded(100_000)
+const perCall = (run, calls) => run.ms / calls
+row('seed default world (300 + 40 calls)', small.ms, undefined)
+row('seed 10,000 calls: per call', perCall(medium, 10_040), perCall(small, 340), `total ${(medium.ms / 1000).toFixed(2)} s`)
+row('seed 100,000 calls: per call', perCall(large, 100_040), perCall(small, 340), `total ${(large.ms / 1000).toFixed(2)} s`)
+
+// A page: at 100,000 calls against the default world.
+const deepCursor = async (sandbox) => {
+  let page = await get(sandbox, '/v1/calls?limit=100')
+  page = await get(sandbox, `/v1/calls?limit=100&cursor=${page.next_cursor}`)
+  return page.next_cursor
+}
+const pages = [
+  ['GET /v1/calls?limit=50', () => '/v1/calls?limit=50'],
+  ['GET /v1/calls?limit=100', () => '/v1/calls?limit=100'],
+  ['GET /v1/calls?status=forwarding', () => '/v1/calls?status=forwarding'],
+  ['GET /v1/calls?limit=100&cursor=(after 200)', (cursor) => `/v1/calls?limit=100&cursor=${cursor}`],
+  ['GET /v1/leads?urgency=high&status=new', () => '/v1/leads?urgency=high&status=new'],
+]
+const smallCursor = await deepCursor(small.sandbox)
+const largeCursor = await deepCursor(large.sandbox)
+for (const [what, path] of pages) {
+  for (let i = 0; i < 50; i++) await get(small.sandbox, path(smallCursor))
+  const base = await time(() => get(small.sandbox, path(smallCursor)), 200)
+  for (let i = 0; i < 50; i++) await get(large.sandbox, path(largeCursor))
+  const big = await time(() => get(large.sandbox, path(largeCursor)), 200)
+  row(`${what}: default world`, base, undefined)
+  row(`${what}: 100,000 calls`, big, base)
+}
+
+// reset(): nothing written, and after ten writes.
+for (const [name, { sandbox }] of [['default world', small], ['100,000 calls', large]]) {
+  const clean = await time(() => sandbox.reset(), 20)
+  const afterWrites = await time(async () => {
+    for (let i = 0; i < 5; i++) await sandbox.addCall()
+    for (let i = 0; i < 5; i++) await sandbox.addContact({ phone: `+1415555${String(1000 + i)}` })
+    const start = performance.now()
+    await sandbox.reset()
+    return performance.now() - start
+  }, 5)
+  rows.push({ what: `reset() with nothing written: ${name}`, ms: clean.toFixed(2), 'x baseline': '', note: '' })
+  rows.push({ what: `10 writes + reset(): ${name}`, ms: afterWrites.toFixed(2), 'x baseline': '', note: 'writes included' })
+}
+
+console.table(rows)
