@@ -206,6 +206,7 @@ export class Database {
       strict: true,
     })
     this.#unindex(kind, current)
+    if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(current as StoredContact))
     this.#remember(kind, stored)
     this.#index(kind, stored)
     return stored

@@ -1,6 +1,6 @@
 import { http, type RequestHandler } from 'msw'
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import { answer } from './pipeline.js'
+import { answer, apiPath } from './pipeline.js'
 
 /**
  * The sandbox's MSW handlers: one handler for every `/v1/` request, which
@@ -9,8 +9,14 @@ import { answer } from './pipeline.js'
  * @note One handler, not one per endpoint: MSW tries handlers in turn and
  * each one that does not match costs about 10 µs a request; the pipeline
  * also needs every request under `/v1/` to answer 404 and 405 itself.
+ * @note A predicate, not a path pattern: MSW decodes a pattern's match and
+ * throws on a malformed escape such as `/v1/%ZZ`, which must be a 404.
  */
 export function createHandlers(sandbox: Sandbox): RequestHandler[] {
-  const pattern = sandbox.options.baseUrl === undefined ? '*/v1/*' : `${sandbox.options.baseUrl}/v1/*`
-  return [http.all(pattern, ({ request }) => answer(sandbox, request))]
+  return [
+    http.all(
+      ({ request }) => apiPath(sandbox, new URL(request.url)) !== undefined,
+      ({ request }) => answer(sandbox, request),
+    ),
+  ]
 }

@@ -66,8 +66,8 @@ function respond(sandbox: Sandbox, requestId: string, status: number, body: Reco
   })
 }
 
-/** The request's path below the sandbox's base URL, when it is an API path. */
-function apiPath(sandbox: Sandbox, url: URL): string | undefined {
+/** The request's path below the sandbox's base URL, when it is an API path; still percent-encoded. */
+export function apiPath(sandbox: Sandbox, url: URL): string | undefined {
   const { baseUrl } = sandbox.options
   let path = url.pathname
   if (baseUrl !== undefined) {

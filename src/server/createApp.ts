@@ -37,7 +37,12 @@ export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
     app.use(morgan(':method :url :status :response-time ms :res[x-request-id]', { stream: { write: (line) => log(line.trimEnd()) } }))
   }
   // Any origin, no cookies: keys travel in Authorization, which the preflight allows.
-  app.use(cors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }))
+  const preflight = cors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 })
+  // An OPTIONS that is no preflight is an API request like any other (405).
+  const headersOnly = cors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, preflightContinue: true })
+  app.use((request, response, next) =>
+    (request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined ? headersOnly : preflight)(request, response, next),
+  )
   if (options.latency) {
     const latency = options.latency
     app.use('/v1', (_request, _response, next) => void setTimeout(next, latency.next()))
