@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ErrorEnvelope, Meta } from '../src/index.js'
+import { mulberry32 } from './support/prng.js'
 import { transports, type Answer, type RequestOptions, type Transport } from './support/transports.js'
 
 /*
@@ -26,16 +27,9 @@ const SUCCESS = [200, 201]
 /** No answer within this long is a hang. */
 const HANG_MS = 10_000
 
-/** A small seeded PRNG (mulberry32). */
+/** Draws from a seeded PRNG, so that a failure reproduces. */
 function prng(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
+  const next = mulberry32(seed)
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1))
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!
   const chance = (p: number) => next() < p

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { mulberry32 as random } from '../../test/support/prng.js'
 import { compare, KeysetIndex, type KeysetPosition } from './KeysetIndex.js'
-
-/** A small seeded PRNG (mulberry32), so that a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
-}
 
 function shuffled<T>(items: readonly T[], next: () => number): T[] {
   const copy = items.slice()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { mulberry32 as random } from '../../test/support/prng.js'
 import type { KeysetPosition } from '../data/KeysetIndex.js'
 import { ApiError } from './ApiError.js'
 import { decodeCursor, encodeCursor, type CursorBinding } from './cursor.js'
@@ -8,18 +9,6 @@ const BINDING: CursorBinding = { endpoint: 'calls', key: 'sk_sandbox_all', filte
 const POSITION: KeysetPosition = { t: Date.parse('2026-11-20T11:58:03.250Z'), id: '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f' }
 const URL_SAFE = /^[A-Za-z0-9_-]+$/
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-
-/** A small seeded PRNG (mulberry32), so that a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
-}
 
 function randomUuid(next: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16)).join('')

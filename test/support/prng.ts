@@ -1,0 +1,18 @@
+/**
+ * A small seeded PRNG (mulberry32) for tests that draw many cases: a failure
+ * reproduces from its seed, which `Math.random` would not give.
+ *
+ * @example
+ * const next = mulberry32(42)
+ * next() // a number in [0, 1)
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+}
