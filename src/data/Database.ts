@@ -83,7 +83,7 @@ export class Database {
     const positions = new Map<string, KeysetPosition[]>()
     for (const kind of KINDS) {
       const collection = this.#collections[kind]
-      const stored = await Promise.all(world[kind].map((record) => collection.create(this.#split(kind, record))))
+      const stored = await Promise.all(world[kind].map((record) => collection.create(this.#keepMessageTimes(kind, record))))
       for (const record of stored) {
         this.#remember(kind, record)
         const position = positionOf(record)
@@ -114,7 +114,7 @@ export class Database {
   async rollback(): Promise<void> {
     for (const [kind, id] of this.#inserted.reverse()) {
       const record = this.#byId[kind].get(id)!
-      ;this.#collections[kind].delete(record)
+      this.#collections[kind].delete(record)
       this.#byId[kind].delete(id)
       this.#unindex(kind, record)
       if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
@@ -145,8 +145,8 @@ export class Database {
 
   /** Adds a record, checked against its kind's schema first. */
   async insert<K extends Kind>(kind: K, record: WorldRecords[K][number]): Promise<StoredRecords[K]> {
-    const checked = storedSchemas[kind].parse(this.#split(kind, record))
-    const stored = await this.#collections[kind].create(checked)
+    const checked = storedSchemas[kind].parse(record)
+    const stored = await this.#collections[kind].create(this.#keepMessageTimes(kind, record, checked))
     this.#remember(kind, stored)
     this.#index(kind, stored)
     this.#inserted.push([kind, stored.id])
@@ -212,12 +212,15 @@ export class Database {
     return stored
   }
 
-  /** Keeps when a call's messages were said beside it; returns what the collection stores. */
-  #split(kind: Kind, record: WorldRecords[Kind][number]): AnyRecord {
-    if (kind !== 'calls') return record
+  /**
+   * Keeps when a call's messages were said beside the call; returns what the
+   * collection stores (`checked`, when the record was checked already).
+   */
+  #keepMessageTimes(kind: Kind, record: WorldRecords[Kind][number], checked?: AnyRecord): AnyRecord {
+    if (kind !== 'calls') return checked ?? record
     const { message_times, ...call } = record as CallWithConversation
     this.#messageTimes.set(call.id, message_times)
-    return call
+    return checked ?? call
   }
 
   #remember(kind: Kind, record: AnyRecord): void {
