@@ -68,7 +68,7 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     service: faker.helpers.arrayElement(reason.services),
   }
 
-  const plan = planConversation(context, input.status, reason, contact)
+  const plan = planConversation(context, input.status, reason)
   let startedAt = input.startedAt
   const live = LIVE_CALL_STATUSES.includes(input.status)
   // The assistant offers a slot whenever the reason is a booking, even on a call that ends before it is booked.
@@ -137,7 +137,7 @@ interface ConversationPlan {
 }
 
 /** Which words are said, depending on how the call goes. */
-function planConversation(context: StoryContext, status: CallStatus, reason: Reason, contact: StoredContact): ConversationPlan {
+function planConversation(context: StoryContext, status: CallStatus, reason: Reason): ConversationPlan {
   const { faker, business } = context
   const opening = reason.script.slice(0, Math.max(2, Math.ceil(reason.script.length / 2)))
   switch (status) {
