@@ -19,12 +19,15 @@ const compiled = new Map<string, string[]>()
 export function fill(template: string, slots: Slots): string {
   let parts = compiled.get(template)
   if (!parts) compiled.set(template, (parts = template.split(/\{(\w+)\}/)))
-  let text = parts[0]!
-  for (let i = 1; i < parts.length; i += 2) {
-    const name = parts[i] as keyof Slots
-    text += (slots[name] ?? `{${name}}`) + parts[i + 1]
+  if (parts.length === 1) return template
+  const filled = parts.slice()
+  for (let i = 1; i < filled.length; i += 2) {
+    const name = filled[i] as keyof Slots
+    filled[i] = slots[name] ?? `{${name}}`
   }
-  return text
+  // @note join, not +=: a joined string is one flat string, where += leaves a
+  // rope of pieces that a seeded world would keep by the million.
+  return filled.join('')
 }
 
 /** A conversation as it is kept: the transcript, and when each of its lines was said. */

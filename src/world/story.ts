@@ -99,7 +99,7 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     duration_seconds: Math.floor(((endedAt ?? input.now) - startedAt) / 1_000),
     summary: fill(plan.summary, slots),
     transcript: conversation.transcript,
-    recording_url: `https://recordings.call-sandbox.example/${organization.organization_id}/${id}.mp3`,
+    recording_url: ['https://recordings.call-sandbox.example/', organization.organization_id, '/', id, '.mp3'].join(''),
     transfer_status: plan.transfer,
     started_at: iso(startedAt),
     ended_at: endedAt === null ? null : iso(endedAt),
@@ -265,14 +265,14 @@ export function freshPhone(context: StoryContext): string {
  */
 function personName(faker: Faker): string {
   const { first_name, last_name } = faker.definitions.person
-  return `${faker.helpers.arrayElement(first_name.generic!)} ${faker.helpers.arrayElement(last_name.generic!)}`
+  return [faker.helpers.arrayElement(first_name.generic!), ' ', faker.helpers.arrayElement(last_name.generic!)].join('')
 }
 
 /** An address like `dana.whitfield42@gmail.com`. */
 function emailFor(faker: Faker, name: string): string {
   const local = name.toLowerCase().replace(/[^a-z ]/g, '').trim().replace(/ +/g, faker.helpers.arrayElement(['.', '_', '']))
   const digits = faker.datatype.boolean(0.4) ? String(faker.number.int(99)) : ''
-  return `${local || 'caller'}${digits}@${faker.helpers.arrayElement(faker.definitions.internet.free_email)}`
+  return [local || 'caller', digits, '@', faker.helpers.arrayElement(faker.definitions.internet.free_email)].join('')
 }
 
 interface LeadInput {
@@ -377,7 +377,7 @@ function makeAppointment(context: StoryContext, { call, contact, slot, createdAt
     appointment_time_end: iso(slot.end),
     service_type: slot.service,
     status,
-    calendar_event_link: `https://calendar.call-sandbox.example/events/${id}`,
+    calendar_event_link: ['https://calendar.call-sandbox.example/events/', id].join(''),
     call_log_id: call.id,
     contact_id: contact.id,
     created_at: iso(createdAt),
