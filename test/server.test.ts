@@ -167,6 +167,64 @@ describe('the standalone server', () => {
       expect(response.headers.get('x-request-id')).toBe(body.meta.request_id)
     })
   })
+
+  describe('answers what fetch and MSW never see', () => {
+    /** One raw HTTP exchange, for what fetch will not send: TRACE, a bad method, repeated headers. */
+    function raw(request: string): Promise<{ status: number; headers: string; body: any }> {
+      return new Promise((resolve, reject) => {
+        const { port } = new URL(running.url)
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(request))
+        let text = ''
+        socket.on('data', (chunk) => (text += chunk))
+        socket.on('error', reject)
+        socket.on('close', () => {
+          const [head = '', ...rest] = text.split('\r\n\r\n')
+          // The JSON object, whether the body came whole or in chunks.
+          const body = rest.join('\r\n\r\n')
+          try {
+            resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: JSON.parse(body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1)) })
+          } catch (error) {
+            reject(new Error(`not a JSON answer: ${text}`, { cause: error }))
+          }
+        })
+      })
+    }
+
+    it.each([
+      ['TRACE', '/v1/calls', 405, 'method_not_allowed'],
+      ['CONNECT', '/v1/me', 405, 'method_not_allowed'],
+      ['TRACE', '/v1/nope', 404, 'not_found'],
+    ])('answers %s %s with %i %s', async (method, path, status, code) => {
+      const answer = await raw(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`)
+      expect(answer.status).toBe(status)
+      expect(ErrorEnvelope.strict().parse(answer.body).error.code).toBe(code)
+      if (status === 405) expect(answer.headers).toContain('allow: get')
+    })
+
+    it('answers a request that is not valid HTTP with a JSON 400', async () => {
+      const answer = await raw('FO O /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+      expect(answer.status).toBe(400)
+      expect(answer.headers).toContain('content-type: application/json')
+      expect(ErrorEnvelope.strict().parse(answer.body).error.code).toBe('invalid_parameter')
+    })
+
+    it('reads a query string of 20,000 characters, and refuses one past 64 KiB with a JSON 400', async () => {
+      const long = await fetch(`${running.url}/v1/calls?limit=${'0'.repeat(20_000)}1`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      expect(long.status).toBe(400)
+      expect((await long.json()).error.param).toBe('limit')
+      const huge = await fetch(`${running.url}/v1/calls?limit=${'0'.repeat(70_000)}`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      expect(huge.status).toBe(400)
+      expect(ErrorEnvelope.strict().parse(await huge.json()).error.code).toBe('invalid_parameter')
+    })
+
+    it('refuses two Authorization headers, as in process', async () => {
+      const answer = await raw(
+        'GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_all\r\nAuthorization: Bearer sk_sandbox_org2\r\nConnection: close\r\n\r\n',
+      )
+      expect(answer.status).toBe(401)
+      expect(answer.body.error.code).toBe('unauthorized')
+    })
+  })
 })
 
 describe('the request log', () => {

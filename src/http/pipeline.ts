@@ -184,5 +184,24 @@ function parseValues(schema: z.ZodObject, raw: Record<string, string>): Record<s
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
   console.error('[call-sandbox] unexpected error while answering a request:', error)
-  return new ApiError('internal_error', `The sandbox failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.`)
+  return unexpected(error)
+}
+
+/** 500 `internal_error`, for a failure of the sandbox itself. */
+export function unexpected(error: unknown): ApiError {
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '')
+  return new ApiError('internal_error', `The sandbox failed unexpectedly: ${reason}.`)
+}
+
+/**
+ * The answer to a method that never reaches the handlers (fetch cannot carry
+ * TRACE, TRACK or CONNECT): 404 for a path the API does not have, else 405.
+ */
+export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Response {
+  try {
+    matchRoute(method, path)
+    throw new ApiError('method_not_allowed', `${path} does not take ${method}.`)
+  } catch (error) {
+    return errorResponse(sandbox, newRequestId(), toApiError(error))
+  }
 }

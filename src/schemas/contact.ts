@@ -31,7 +31,10 @@ export const CreateContactRequest = z.strictObject({
     .string({ error: 'must be a string' })
     .regex(E164_PATTERN, 'must be an E.164 phone number such as +14155550123'),
   name: text(MAX_FIELD_LENGTH).nullish(),
-  email: z.email({ error: 'must be a valid email address' }).max(MAX_FIELD_LENGTH).nullish(),
+  email: z
+    .email({ error: 'must be a valid email address' })
+    .max(MAX_FIELD_LENGTH, `must be at most ${MAX_FIELD_LENGTH.toLocaleString('en-US')} characters`)
+    .nullish(),
   company: text(MAX_FIELD_LENGTH).nullish(),
   notes: text(MAX_NOTES_LENGTH).nullish(),
 })

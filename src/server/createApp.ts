@@ -1,9 +1,9 @@
 import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
-import express, { type ErrorRequestHandler, type Express, type Response as ExpressResponse } from 'express'
+import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
 import morgan from 'morgan'
 import { ApiError } from '../http/ApiError.js'
-import { errorResponse } from '../http/pipeline.js'
+import { errorResponse, methodOutsideFetch, unexpected } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { Latency } from './latency.js'
@@ -49,9 +49,14 @@ export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
   }
   // The middleware is CommonJS and types handlers with msw's CommonJS declarations; they are the same objects.
   const handlers = createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>))
-  // @note Only API paths go through MSW: the middleware turns every request
-  // body into a web stream, and a body nobody reads then stalls its client.
-  app.use((request, response, next) => (request.path === '/v1' || request.path.startsWith('/v1/') ? handlers(request, response, next) : next()))
+  app.use((request, response, next) => {
+    // @note Only API paths go through MSW: the middleware turns every request
+    // body into a web stream, and a body nobody reads then stalls its client.
+    if (request.path !== '/v1' && !request.path.startsWith('/v1/')) return next()
+    if (OUTSIDE_FETCH.has(request.method)) return void send(response, methodOutsideFetch(sandbox, request.method, request.path))
+    joinRepeatedAuthorization(request)
+    return handlers(request, response, next)
+  })
   app.use((request, response) => {
     const error = new ApiError('not_found', `No endpoint at ${request.path}. The API is under /v1/, e.g. GET /v1/calls.`)
     void send(response, errorResponse(sandbox, newRequestId(), error))
@@ -63,12 +68,24 @@ export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
         ? new ApiError('payload_too_large', 'The body is too large.')
         : status < 500
           ? new ApiError('invalid_parameter', `The request could not be read: ${error.message}.`)
-          : new ApiError('internal_error', `The sandbox failed unexpectedly: ${error?.message ?? error}.`)
+          : unexpected(error)
     if (status >= 500) console.error('[call-sandbox] unexpected server error:', error)
     void send(response, errorResponse(sandbox, newRequestId(), apiError))
   }
   app.use(onError)
   return app
+}
+
+/** Methods a fetch `Request` cannot be made with, so MSW never sees them. */
+const OUTSIDE_FETCH = new Set(['CONNECT', 'TRACE', 'TRACK'])
+
+/**
+ * Node keeps only the first of several Authorization headers; fetch joins
+ * them with a comma. Joined here too, so that every mode refuses them alike.
+ */
+function joinRepeatedAuthorization(request: ExpressRequest): void {
+  const values = request.rawHeaders.filter((_, i) => i % 2 === 1 && request.rawHeaders[i - 1]!.toLowerCase() === 'authorization')
+  if (values.length > 1) request.headers.authorization = values.join(', ')
 }
 
 async function send(response: ExpressResponse, answer: Response): Promise<void> {

@@ -1,8 +1,15 @@
-import type { Server } from 'node:http'
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { AddressInfo } from 'node:net'
 import { createSandbox, type Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
+import { ApiError } from '../http/ApiError.js'
+import { errorResponse, methodOutsideFetch } from '../http/pipeline.js'
+import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
+
+/** Request line and headers together, the query string included; Node's default is 16 KiB. */
+const MAX_HEADER_BYTES = 64 * 1024
 
 export interface ServerOptions extends SandboxOptions, AppOptions {
   /** Default 4010; 0 picks a free port. */
@@ -30,7 +37,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { port = 4010, host = '127.0.0.1', quiet, latency, log, ...sandboxOptions } = options
   const sandbox = createSandbox(sandboxOptions)
   await sandbox.ready
-  const server = createApp(sandbox, { quiet, latency, log }).listen(port, host)
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, createApp(sandbox, { quiet, latency, log }))
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => void answerUnreadable(sandbox, error, socket))
+  // Node hands CONNECT to this event, never to the app.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => void writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')))
+  server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
     server.once('error', reject)
@@ -55,4 +66,26 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         setTimeout(() => server.closeAllConnections(), 5_000).unref()
       }),
   }
+}
+
+/**
+ * What Node cannot parse as HTTP (a header block over 64 KiB, a malformed
+ * request line) still gets a JSON error in the envelope, then the
+ * connection closes.
+ */
+async function answerUnreadable(sandbox: Sandbox, error: NodeJS.ErrnoException, socket: Duplex): Promise<void> {
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? `The request line and headers are over ${MAX_HEADER_BYTES / 1024} KiB.`
+      : `The request is not valid HTTP (${error.code ?? error.message}).`
+  await writeAndClose(socket, errorResponse(sandbox, newRequestId(), new ApiError('invalid_parameter', message)))
+}
+
+/** Writes an answer straight to a socket Node gave up on, and closes it. */
+async function writeAndClose(socket: Duplex, answer: Response): Promise<void> {
+  const body = await answer.text()
+  const headers = [...answer.headers].map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  const status = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n`
+  socket.end(`${status}${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }
