@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { Appointment, AppointmentStatus, CallStatus, CallWithMessages, Contact, Lead, LeadStatus, Urgency } from '../src/index.js'
 import { defaultOrganizations } from '../src/world/fixtures.js'
-import { inProcess, NOW, overHttp, walk, type Transport } from './support/transports.js'
+import { seedWorld } from '../src/world/seedWorld.js'
+import { inProcess, NOW, ORG_1, overHttp, walk, type Transport } from './support/transports.js'
 
 const DAY = 86_400_000
 
@@ -33,7 +34,8 @@ function checkInvariants(world: World, organizationIndex: number, now: number) {
     const live = call.status === 'in-progress' || call.status === 'forwarding'
     const end = live ? now : Date.parse(call.ended_at)
     expect(call.ended_at === null, `call ${call.id} ended_at`).toBe(live)
-    expect(call.duration_seconds).toBe(Math.floor((end - Date.parse(call.started_at)) / 1000))
+    if (live) expect(call.duration_seconds).toBe(Math.floor((now - Date.parse(call.started_at)) / 1000))
+    else expect(call.duration_seconds * 1000, `call ${call.id} duration`).toBe(end - Date.parse(call.started_at))
     expect(end).toBeLessThanOrEqual(now)
     const transfers: Record<string, Array<string | null>> = {
       completed: [null, 'completed', 'failed'],
@@ -52,6 +54,8 @@ function checkInvariants(world: World, organizationIndex: number, now: number) {
 
   for (const contact of world.contacts) {
     Contact.strict().parse(contact)
+    // The spec types name, email and notes as strings: seeded contacts have them; only a contact created without them has nulls.
+    if (contact.source === 'inbound_call') expect([contact.name, contact.email, contact.notes].every((value) => typeof value === 'string')).toBe(true)
     const own = world.calls.filter((call) => call.contact_id === contact.id)
     expect(contact.total_calls, `contact ${contact.id} total_calls`).toBe(own.length)
     const latest = own.map((call) => call.started_at).sort().at(-1) ?? null
@@ -145,6 +149,22 @@ describe('the default world (seed 1)', async () => {
     const services = new Set(org1.appointments.map((appointment) => appointment.service_type))
     expect(services.size).toBeGreaterThan(2)
     expect(org1.calls.every((call) => !/\{\w+\}/.test(call.transcript + call.summary))).toBe(true)
+  })
+})
+
+describe('the default world at any clock', () => {
+  // The clocks a black-box review found "confirmed" missing at, and a few more.
+  const clocks = ['2026-11-21T08:00:00Z', '2026-11-21T09:00:00Z', '2026-11-22T00:00:00Z', '2026-10-03T15:00:00Z', '2026-10-07T15:00:00Z', '2026-10-17T15:00:00Z', '2026-10-21T15:00:00Z', '2027-02-28T23:59:59Z']
+
+  it.each(clocks)('shows every lead status, urgency and appointment status at %s', (now) => {
+    const world = seedWorld({ seed: 1, now: Date.parse(now), organizations: defaultOrganizations })
+    const own = <T extends { organization_id: string }>(records: T[]) => records.filter((record) => record.organization_id === ORG_1)
+    expect(new Set(own(world.leads).map((lead) => lead.status))).toEqual(new Set(LeadStatus.options))
+    expect(new Set(own(world.leads).map((lead) => lead.urgency))).toEqual(new Set(Urgency.options))
+    expect(new Set(own(world.appointments).map((appointment) => appointment.status))).toEqual(new Set(AppointmentStatus.options))
+    const completed = own(world.calls).filter((call) => call.status === 'completed').length
+    expect(own(world.leads).length / completed).toBeGreaterThan(0.25)
+    expect(own(world.appointments).length / completed).toBeGreaterThan(0.15)
   })
 })
 

@@ -22,6 +22,8 @@ const Template = z.string().regex(/^[^\r\n]*$/, 'must be one line').refine(
 export const ScriptLine = z.tuple([z.enum(['assistant', 'caller']), Template])
 export type ScriptLine = z.infer<typeof ScriptLine>
 const Script = z.array(ScriptLine).min(1)
+/** One text, or several ways of saying it, one of which is picked per use. */
+const Variants = z.union([Template.transform((text) => [text]), z.array(Template).min(1)])
 
 export const ApiKeyFixture = z.object({
   key: z.string().regex(/^[A-Za-z0-9_.-]{8,200}$/, 'must be 8 to 200 letters, digits, _ . or -'),
@@ -68,10 +70,10 @@ export const BusinessType = z
           creates: z.array(z.enum(['lead', 'appointment'])),
           services: z.array(z.string()).min(1),
           urgency: z.array(z.enum(['low', 'medium', 'high'])).min(1),
-          interest: Template,
+          interest: Variants,
           qualification_reasons: z.array(Template).min(1),
           script: Script,
-          summary: Template,
+          summary: Variants,
         }),
       )
       .min(1),

@@ -1,7 +1,8 @@
 import type { Faker } from '@faker-js/faker'
 import type { StoredContact, WorldRecords } from '../data/records.js'
-import type { CallStatus } from '../schemas/index.js'
+import { AppointmentStatus, LeadStatus, Urgency, type CallStatus } from '../schemas/index.js'
 import { businessTypes, type OrganizationFixture } from './fixtures.js'
+import { iso } from './iso.js'
 import { createFaker, weighted } from './random.js'
 import { apiContact, tellCall, type StoryContext } from './story.js'
 
@@ -75,6 +76,63 @@ function seedOrganization(world: WorldRecords, organization: OrganizationFixture
     if (story.appointment) world.appointments.push(story.appointment)
   }
   world.contacts.push(...contacts.values())
+  showEveryState(world, organization.organization_id, now)
+}
+
+const MINUTE_MS = 60_000
+const FUTURE_APPOINTMENT: readonly AppointmentStatus[] = ['booked', 'confirmed', 'cancelled']
+const PAST_APPOINTMENT: readonly AppointmentStatus[] = ['completed', 'no_show', 'cancelled']
+
+/**
+ * Every state a UI must handle shows up in the organization: a lead status,
+ * urgency or appointment status the draws missed is given to the newest
+ * record that can take it and whose own value others share.
+ *
+ * @note Without it, whether "confirmed" appeared depended on `now`: one clock
+ * in three left it out of the default world.
+ */
+function showEveryState(world: WorldRecords, organizationId: string, now: number): void {
+  const leads = world.leads.filter((lead) => lead.organization_id === organizationId)
+  const appointments = world.appointments.filter((appointment) => appointment.organization_id === organizationId)
+  for (const status of LeadStatus.options) {
+    const lead = takerOf(leads, 'status', status, () => true)
+    if (!lead) continue
+    lead.status = status
+    lead.updated_at = status === 'new' ? lead.created_at : iso(Math.min(now, Math.max(Date.parse(lead.updated_at), Date.parse(lead.created_at) + 60 * MINUTE_MS)))
+  }
+  for (const urgency of Urgency.options) {
+    const lead = takerOf(leads, 'urgency', urgency, () => true)
+    if (lead) lead.urgency = urgency
+  }
+  for (const status of AppointmentStatus.options) {
+    const appointment = takerOf(appointments, 'status', status, (candidate) =>
+      (Date.parse(candidate.appointment_time_start) > now ? FUTURE_APPOINTMENT : PAST_APPOINTMENT).includes(status),
+    )
+    if (!appointment) continue
+    const created = Date.parse(appointment.created_at)
+    const start = Date.parse(appointment.appointment_time_start)
+    const updated: Record<AppointmentStatus, number> = {
+      booked: created,
+      confirmed: Math.max(created, Math.min(now, start - 24 * 60 * MINUTE_MS)),
+      cancelled: created + Math.floor((Math.min(start, now) - created) / 2),
+      completed: Math.min(now, Date.parse(appointment.appointment_time_end) + 30 * MINUTE_MS),
+      no_show: Math.min(now, Date.parse(appointment.appointment_time_end) + 30 * MINUTE_MS),
+    }
+    appointment.status = status
+    appointment.updated_at = iso(updated[status])
+  }
+}
+
+/** The newest record that lacks `value`, can take it, and whose own value another record shares; none when `value` shows already. */
+function takerOf<T extends { created_at: string }, F extends keyof T>(records: T[], field: F, value: T[F], canTake: (record: T) => boolean): T | undefined {
+  if (records.some((record) => record[field] === value)) return undefined
+  const counts = new Map<T[F], number>()
+  for (const record of records) counts.set(record[field], (counts.get(record[field]) ?? 0) + 1)
+  let newest: T | undefined
+  for (const record of records) {
+    if (counts.get(record[field])! > 1 && canTake(record) && (!newest || record.created_at > newest.created_at)) newest = record
+  }
+  return newest
 }
 
 interface ScheduledCall {

@@ -80,14 +80,17 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     slots.appointment_time = appointmentSlot.time
   }
   let conversation = speak(faker, plan.lines, slots, startedAt)
-  if (live && conversation.end > input.now) {
-    // What was said so far must fit before now: move the start back.
-    const shift = conversation.end - input.now + faker.number.int({ min: 1_000, max: 20_000 })
+  // A call that has ended lasted whole seconds: duration_seconds is exactly ended_at - started_at.
+  let endedAt = live ? null : startedAt + Math.ceil((conversation.end + faker.number.int({ min: 1_000, max: 4_000 }) - startedAt) / 1_000) * 1_000
+  // What was said, and a finished call's end, lie before now: move the call back where they would not.
+  const latest = endedAt ?? conversation.end
+  if (latest > input.now) {
+    const shift = latest - input.now + (live ? faker.number.int({ min: 1_000, max: 20_000 }) : 0)
     startedAt -= shift
+    if (endedAt !== null) endedAt -= shift
     conversation = { ...conversation, times: conversation.times.map((time) => time - shift), end: conversation.end - shift }
     if (!input.contact) contact = { ...contact, created_at: iso(startedAt), updated_at: iso(startedAt) }
   }
-  const endedAt = live ? null : Math.min(conversation.end + faker.number.int({ min: 1_000, max: 4_000 }), Math.max(input.now, startedAt))
 
   const id = uuid(faker)
   const call: CallWithConversation = {
@@ -162,9 +165,9 @@ function planConversation(context: StoryContext, status: CallStatus, reason: Rea
       }
     case 'completed': {
       const ending = weighted(faker, [
-        ['handled', 83],
-        ['transferred', 12],
-        ['transfer_failed', 5],
+        ['handled', 90],
+        ['transferred', 7],
+        ['transfer_failed', 3],
       ] as const)
       if (ending === 'transferred') {
         return {
@@ -182,7 +185,7 @@ function planConversation(context: StoryContext, status: CallStatus, reason: Rea
           creates: [],
         }
       }
-      return { lines: reason.script, summary: reason.summary, transfer: null, creates: reason.creates }
+      return { lines: reason.script, summary: faker.helpers.arrayElement(reason.summary), transfer: null, creates: reason.creates }
     }
   }
 }
@@ -214,13 +217,14 @@ function newCaller(context: StoryContext, input: CallInput): StoredContact {
   }
   if (input.status === 'blocked') {
     const label = faker.helpers.arrayElement(callScripts.blocked).caller_name
-    return { ...base, name: label, email: null, company: null, notes: 'Caller ID flagged as spam; calls from this number are blocked.' }
+    const sender = [faker.helpers.arrayElement(['offers', 'info', 'alerts', 'support', 'noreply']), '@', faker.internet.domainName()].join('')
+    return { ...base, name: label, email: sender, company: null, notes: 'Caller ID flagged as spam; calls from this number are blocked.' }
   }
   const name = personName(faker)
   return {
     ...base,
     name,
-    email: input.status === 'failed' || faker.datatype.boolean(0.15) ? null : emailFor(faker, name),
+    email: emailFor(faker, name),
     company: faker.datatype.boolean(0.1) ? faker.company.name() : null,
     notes: input.status === 'failed' ? 'First call dropped before the caller gave a reason.' : 'First reached us by phone.',
   }
@@ -265,7 +269,11 @@ export function freshPhone(context: StoryContext): string {
  */
 function personName(faker: Faker): string {
   const { first_name, last_name } = faker.definitions.person
-  return [faker.helpers.arrayElement(first_name.generic!), ' ', faker.helpers.arrayElement(last_name.generic!)].join('')
+  const first = faker.helpers.arrayElement(first_name.generic!)
+  let last = faker.helpers.arrayElement(last_name.generic!)
+  // Some names are on both lists: no "Murphy Murphy".
+  while (last === first) last = faker.helpers.arrayElement(last_name.generic!)
+  return [first, ' ', last].join('')
 }
 
 /** An address like `dana.whitfield42@gmail.com`. */
@@ -300,7 +308,7 @@ function makeLead(context: StoryContext, { call, contact, reason, slots, created
     caller_email: contact.email!,
     status,
     urgency: faker.helpers.arrayElement(reason.urgency),
-    interest: fill(reason.interest, slots),
+    interest: fill(faker.helpers.arrayElement(reason.interest), slots),
     qualification_reason: fill(faker.helpers.arrayElement(reason.qualification_reasons), slots),
     call_summary: call.summary,
     call_log_id: call.id,
