@@ -16,7 +16,9 @@ import { routes } from './routes.js'
  * that MSW lets it pass.
  *
  * @example
- * http.all('*\/v1/*', ({ request }) => answer(sandbox, request))
+ * const response = await answer(sandbox, new Request('https://api.example.com/v1/me', {
+ *   headers: { Authorization: 'Bearer sk_sandbox_all' },
+ * }))
  */
 export async function answer(sandbox: Sandbox, request: Request): Promise<Response | undefined> {
   const url = new URL(request.url)
@@ -71,9 +73,10 @@ export function apiPath(sandbox: Sandbox, url: URL): string | undefined {
   const { baseUrl } = sandbox.options
   let path = url.pathname
   if (baseUrl !== undefined) {
-    const base = new URL(baseUrl)
-    if (url.origin !== base.origin || !path.startsWith(`${base.pathname.replace(/\/$/, '')}/`)) return undefined
-    path = path.slice(base.pathname.replace(/\/$/, '').length)
+    // baseUrl is an origin and a path without its trailing slash (see resolveOptions).
+    const href = url.origin + url.pathname
+    if (!href.startsWith(`${baseUrl}/`)) return undefined
+    path = href.slice(baseUrl.length)
   }
   return path === '/v1' || path.startsWith('/v1/') ? path : undefined
 }
