@@ -112,16 +112,28 @@ export class Database {
    * was loaded.
    */
   async rollback(): Promise<void> {
-    for (const [kind, id] of this.#inserted.reverse()) {
-      const record = this.#byId[kind].get(id)!
-      this.#collections[kind].delete(record)
-      this.#byId[kind].delete(id)
-      this.#unindex(kind, record)
-      if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
-      if (kind === 'calls') this.#messageTimes.delete(id)
-    }
-    for (const [kind, original] of this.#originals.values()) {
-      await this.#replace(kind, original)
+    for (const kind of KINDS) {
+      const inserted = new Set(this.#inserted.filter(([k]) => k === kind).map(([, id]) => id))
+      const originals = new Map([...this.#originals.values()].filter(([k]) => k === kind).map(([, record]) => [record.id, record]))
+      // @note One query a collection, not one a record: each `@msw/data`
+      // query walks the whole collection, which at 100,000 calls made undoing
+      // ten writes take a fifth of a second.
+      if (inserted.size > 0) {
+        for (const record of this.#collections[kind].deleteMany((query) => query.where((record: AnyRecord) => inserted.has(record.id)))) {
+          this.#byId[kind].delete(record.id)
+          this.#unindex(kind, record)
+          if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
+          if (kind === 'calls') this.#messageTimes.delete(record.id)
+        }
+      }
+      if (originals.size > 0) {
+        const current = [...originals.keys()].map((id) => this.#byId[kind].get(id)!)
+        const restored = await this.#collections[kind].updateMany((query) => query.where((record: AnyRecord) => originals.has(record.id)), {
+          data: (draft: AnyRecord) => void Object.assign(draft, originals.get(draft.id)),
+        })
+        for (const record of current) this.#forget(kind, record)
+        for (const record of restored) this.#file(kind, record)
+      }
     }
     this.#inserted = []
     this.#originals = new Map()
@@ -147,8 +159,7 @@ export class Database {
   async insert<K extends Kind>(kind: K, record: WorldRecords[K][number]): Promise<StoredRecords[K]> {
     const checked = storedSchemas[kind].parse(record)
     const stored = await this.#collections[kind].create(this.#keepMessageTimes(kind, record, checked))
-    this.#remember(kind, stored)
-    this.#index(kind, stored)
+    this.#file(kind, stored)
     this.#inserted.push([kind, stored.id])
     return stored
   }
@@ -205,11 +216,21 @@ export class Database {
       data: (draft: AnyRecord) => void Object.assign(draft, next),
       strict: true,
     })
-    this.#unindex(kind, current)
-    if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(current as StoredContact))
-    this.#remember(kind, stored)
-    this.#index(kind, stored)
+    this.#forget(kind, current)
+    this.#file(kind, stored)
     return stored
+  }
+
+  /** Takes a record's current version out of the indexes that depend on its fields. */
+  #forget(kind: Kind, record: AnyRecord): void {
+    this.#unindex(kind, record)
+    if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
+  }
+
+  /** Puts a record's new version in every index. */
+  #file(kind: Kind, record: AnyRecord): void {
+    this.#remember(kind, record)
+    this.#index(kind, record)
   }
 
   /**
