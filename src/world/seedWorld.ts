@@ -79,7 +79,6 @@ function seedOrganization(world: WorldRecords, organization: OrganizationFixture
   showEveryState(world, organization.organization_id, now)
 }
 
-const MINUTE_MS = 60_000
 const FUTURE_APPOINTMENT: readonly AppointmentStatus[] = ['booked', 'confirmed', 'cancelled']
 const PAST_APPOINTMENT: readonly AppointmentStatus[] = ['completed', 'no_show', 'cancelled']
 
@@ -98,7 +97,7 @@ function showEveryState(world: WorldRecords, organizationId: string, now: number
     const lead = takerOf(leads, 'status', status, () => true)
     if (!lead) continue
     lead.status = status
-    lead.updated_at = status === 'new' ? lead.created_at : iso(Math.min(now, Math.max(Date.parse(lead.updated_at), Date.parse(lead.created_at) + 60 * MINUTE_MS)))
+    lead.updated_at = status === 'new' ? lead.created_at : iso(Math.min(now, Math.max(Date.parse(lead.updated_at), Date.parse(lead.created_at) + 60 * MINUTE)))
   }
   for (const urgency of Urgency.options) {
     const lead = takerOf(leads, 'urgency', urgency, () => true)
@@ -113,10 +112,10 @@ function showEveryState(world: WorldRecords, organizationId: string, now: number
     const start = Date.parse(appointment.appointment_time_start)
     const updated: Record<AppointmentStatus, number> = {
       booked: created,
-      confirmed: Math.max(created, Math.min(now, start - 24 * 60 * MINUTE_MS)),
+      confirmed: Math.max(created, Math.min(now, start - 24 * 60 * MINUTE)),
       cancelled: created + Math.floor((Math.min(start, now) - created) / 2),
-      completed: Math.min(now, Date.parse(appointment.appointment_time_end) + 30 * MINUTE_MS),
-      no_show: Math.min(now, Date.parse(appointment.appointment_time_end) + 30 * MINUTE_MS),
+      completed: Math.min(now, Date.parse(appointment.appointment_time_end) + 30 * MINUTE),
+      no_show: Math.min(now, Date.parse(appointment.appointment_time_end) + 30 * MINUTE),
     }
     appointment.status = status
     appointment.updated_at = iso(updated[status])

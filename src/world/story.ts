@@ -36,7 +36,7 @@ export interface CallStory {
 
 export interface CallInput {
   status: CallStatus
-  /** When the call started; a live call may start earlier so that what was said so far fits before `now`. */
+  /** When the call started; it starts earlier where what was said, or a finished call's end, would come after `now`. */
   startedAt: number
   now: number
   /** The caller, when they are already a contact; otherwise a new one is made. */
