@@ -7,6 +7,7 @@ import {
   KINDS,
   storedSchemas,
   type CallWithConversation,
+  type DatabaseChanges,
   type Kind,
   type StoredContact,
   type StoredRecords,
@@ -137,6 +138,17 @@ export class Database {
     }
     this.#inserted = []
     this.#originals = new Map()
+  }
+
+  /** What was written since the last load, as it stands now. */
+  changes(): DatabaseChanges {
+    return {
+      inserted: this.#inserted.map(([kind, id]) => {
+        const record = this.#byId[kind].get(id)
+        return { kind, record: kind === 'calls' ? { ...record, message_times: this.#messageTimes.get(id) ?? [] } : record }
+      }),
+      changed: [...this.#originals.values()].map(([kind, original]) => ({ kind, record: this.#byId[kind].get(original.id) })),
+    }
   }
 
   get<K extends Kind>(kind: K, id: string): StoredRecords[K] | undefined {

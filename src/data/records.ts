@@ -40,3 +40,11 @@ export type CallWithConversation = StoredCall & { message_times: number[] }
 
 /** Every record of a world, by kind: what a seed produces and a reset restores. */
 export type WorldRecords = { [K in Kind]: K extends 'calls' ? CallWithConversation[] : StoredRecords[K][] }
+
+/** What was written since a world was loaded, as it stands now. */
+export interface DatabaseChanges {
+  /** Records inserted, oldest first (calls with their message times). */
+  inserted: Array<{ [K in Kind]: { kind: K; record: WorldRecords[K][number] } }[Kind]>
+  /** Loaded records since changed, in their current version. */
+  changed: Array<{ [K in Kind]: { kind: K; record: StoredRecords[K] } }[Kind]>
+}

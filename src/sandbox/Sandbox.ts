@@ -1,7 +1,7 @@
 import type { Faker } from '@faker-js/faker'
 import type { RequestHandler } from 'msw'
 import { Database } from '../data/Database.js'
-import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
+import type { DatabaseChanges, StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
 import { createHandlers } from '../http/createHandlers.js'
 import { ApiError } from '../http/ApiError.js'
 import { parseBody } from '../http/body.js'
@@ -43,6 +43,11 @@ export interface AddedCall {
 
 const MINUTE = 60_000
 
+/** What a sandbox's writes changed since its seed (see `changes()`), and how many writes there were. */
+export interface SandboxChanges extends DatabaseChanges {
+  writes: number
+}
+
 /**
  * One sandbox: a seeded world of organizations, keys and records, the
  * clock, and the MSW handlers that answer the API over them. Node, the
@@ -65,8 +70,10 @@ export class Sandbox {
   /** Secret that cursors are checksummed with; derived from the seed, so cursors survive a restart. */
   readonly cursorSecret: string
   readonly #keys: ReadonlyMap<string, ApiKey>
-  #faker: Faker
+  /** Writes since the seed; each draws from a random stream of its own number. */
+  #writeCount = 0
   #writes: Promise<unknown> = Promise.resolve()
+  readonly #listeners = new Set<() => void>()
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options)
@@ -74,7 +81,6 @@ export class Sandbox {
     this.clock = new Clock(fixedClock ? now : undefined)
     this.cursorSecret = `call-sandbox cursor ${seed}`
     this.#keys = new Map(organizations.flatMap((organization) => organization.keys.map(({ key, scopes }) => [key, { key, scopes, organization }])))
-    this.#faker = createFaker(seed, 'runtime')
     this.ready = this.db.load(seedWorld({ seed, now, organizations }))
     this.handlers = createHandlers(this)
   }
@@ -107,9 +113,43 @@ export class Sandbox {
    */
   async reset(): Promise<void> {
     await this.ready
-    await this.#write(() => this.db.rollback())
+    await this.#write(async () => {
+      await this.db.rollback()
+      this.#writeCount = 0
+    })
     this.clock.reset()
-    this.#faker = createFaker(this.options.seed, 'runtime')
+  }
+
+  /**
+   * Calls `listener` after every write and every reset (the standalone server
+   * saves its data file there). Returns a function that removes it.
+   */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** What the writes since the seed changed, as it stands now: what a data file keeps. */
+  changes(): SandboxChanges {
+    return { writes: this.#writeCount, ...this.db.changes() }
+  }
+
+  /**
+   * Replays `changes()` of an earlier sandbox with the same seed, `now` and
+   * organizations onto this one, before anything else is written to it.
+   * Writes after it go on as they would have in the earlier one.
+   */
+  async restore(changes: SandboxChanges): Promise<void> {
+    await this.ready
+    if (this.db.changed) throw new Error('restore() takes a sandbox nothing was written to yet.')
+    await this.#write(async () => {
+      for (const { kind, record } of changes.inserted) await this.db.insert(kind, record)
+      for (const { kind, record } of changes.changed) {
+        if (!this.db.get(kind, record.id)) throw new Error(`The ${kind} record ${record.id} to restore is not in this world.`)
+        await this.db.update(kind, record.id, record)
+      }
+      this.#writeCount = changes.writes
+    })
   }
 
   /**
@@ -127,7 +167,7 @@ export class Sandbox {
 
   /** Creates an API contact for an organization; 409 `contact_exists` when its phone is taken. */
   async createContact(organizationId: string, body: CreateContactRequest): Promise<StoredContact> {
-    return this.#write(async () => {
+    return this.#write(async (faker) => {
       const existing = this.db.contactByPhone(organizationId, body.phone)
       if (existing) {
         throw new ApiError('contact_exists', `A contact with phone ${body.phone} already exists (${existing.id}).`, {
@@ -136,7 +176,7 @@ export class Sandbox {
       }
       const now = this.clock.iso()
       return this.db.insert('contacts', {
-        id: uuid(this.#faker),
+        id: uuid(faker),
         organization_id: organizationId,
         phone: body.phone,
         name: body.name ?? null,
@@ -161,16 +201,18 @@ export class Sandbox {
    */
   async addCall(input: AddCallInput = {}): Promise<AddedCall> {
     await this.ready
-    return this.#write(() => this.#addCall(input))
+    return this.#write((faker) => this.#addCall(input, faker))
   }
 
   /** A completed call whose reason brings a lead, and that lead with `overrides` applied. */
   async addLead(input: Omit<AddCallInput, 'status' | 'reason'> & { lead?: Partial<Pick<StoredLead, LeadOverridable>> } = {}): Promise<AddedCall & { lead: StoredLead }> {
     const { lead: overrides, ...call } = input
-    const added = await this.addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('lead', call.organization_id) })
-    if (!added.lead) throw new TypeError('The call ended too recently for its lead to exist yet: give an earlier started_at.')
-    const lead = overrides ? await this.#write(() => this.db.update('leads', added.lead!.id, overrides)) : added.lead
-    return { ...added, lead }
+    await this.ready
+    return this.#write(async (faker) => {
+      const added = await this.#addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('lead', faker, call.organization_id) }, faker)
+      if (!added.lead) throw new TypeError('The call ended too recently for its lead to exist yet: give an earlier started_at.')
+      return { ...added, lead: overrides ? await this.db.update('leads', added.lead.id, overrides) : added.lead }
+    })
   }
 
   /** A completed call whose reason books an appointment, and that appointment with `overrides` applied. */
@@ -178,15 +220,15 @@ export class Sandbox {
     input: Omit<AddCallInput, 'status' | 'reason'> & { appointment?: Partial<Pick<StoredAppointment, 'status' | 'service_type'>> } = {},
   ): Promise<AddedCall & { appointment: StoredAppointment }> {
     const { appointment: overrides, ...call } = input
-    const added = await this.addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('appointment', call.organization_id) })
-    if (!added.appointment) throw new TypeError('The call ended too recently for its appointment to exist yet: give an earlier started_at.')
-    const appointment = overrides
-      ? await this.#write(() => this.db.update('appointments', added.appointment!.id, overrides))
-      : added.appointment
-    return { ...added, appointment }
+    await this.ready
+    return this.#write(async (faker) => {
+      const added = await this.#addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('appointment', faker, call.organization_id) }, faker)
+      if (!added.appointment) throw new TypeError('The call ended too recently for its appointment to exist yet: give an earlier started_at.')
+      return { ...added, appointment: overrides ? await this.db.update('appointments', added.appointment.id, overrides) : added.appointment }
+    })
   }
 
-  async #addCall(input: AddCallInput): Promise<AddedCall> {
+  async #addCall(input: AddCallInput, faker: Faker): Promise<AddedCall> {
     const organization = this.organization(input.organization_id ?? this.organizations[0]!.organization_id)
     const status = input.status ?? 'completed'
     const now = this.clock.now()
@@ -200,7 +242,7 @@ export class Sandbox {
       {
         organization,
         business: businessTypes.get(organization.business_type)!,
-        faker: this.#faker,
+        faker,
         isPhoneTaken: (phone) => this.db.contactByPhone(organization.organization_id, phone) !== undefined,
       },
       { status, startedAt, now, contact: known, reason: input.reason, callerPhone: input.caller_phone },
@@ -214,19 +256,26 @@ export class Sandbox {
     return { call, contact, ...(lead && { lead }), ...(appointment && { appointment }) }
   }
 
-  #reasonThatCreates(what: 'lead' | 'appointment', organizationId?: string): string {
+  #reasonThatCreates(what: 'lead' | 'appointment', faker: Faker, organizationId?: string): string {
     const organization = this.organization(organizationId ?? this.organizations[0]!.organization_id)
     const reasons = businessTypes.get(organization.business_type)!.reasons.filter((candidate) => candidate.creates.includes(what))
     if (reasons.length === 0) throw new TypeError(`No reason of ${organization.business_type} creates a ${what}.`)
-    return weighted(this.#faker, reasons.map((reason) => [reason.id, reason.weight] as const))
+    return weighted(faker, reasons.map((reason) => [reason.id, reason.weight] as const))
   }
 
   /**
    * Runs writes one at a time, so that a check and the write it guards (a
    * phone not yet taken, then the contact) never interleave with another.
+   * Each write draws from a random stream of its own number since the seed,
+   * so that the ids it makes do not depend on how many draws came before:
+   * a sandbox restored from a data file goes on where the earlier one was.
    */
-  #write<T>(write: () => Promise<T>): Promise<T> {
-    const result = this.#writes.then(write)
+  #write<T>(write: (faker: Faker) => Promise<T>): Promise<T> {
+    const result = this.#writes.then(async () => {
+      const value = await write(createFaker(this.options.seed, `write ${++this.#writeCount}`))
+      for (const listener of this.#listeners) listener()
+      return value
+    })
     this.#writes = result.catch(() => undefined)
     return result
   }

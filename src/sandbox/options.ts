@@ -5,8 +5,10 @@ import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
 export interface SandboxOptions {
   /** Seed of the generated world; default 1. */
   seed?: number
-  /** The instant the world is seeded at (ISO string, Date or epoch ms). Given, the clock stands still there; absent, it is the current time and the clock runs. */
+  /** The instant the world is seeded at (ISO string, Date or epoch ms); default the current time. */
   now?: string | number | Date
+  /** `fixed`: the clock stands still at `now` until set or advanced; `running`: it follows the real time. Default `fixed` when `now` is given, else `running`. */
+  clock?: 'fixed' | 'running'
   /** How many calls the first organization gets (default: its fixture's, 300 for the default world). */
   calls?: number
   /** Organizations, keys and sizes; default `fixtures/organizations.json`. */
@@ -19,7 +21,7 @@ export interface ResolvedOptions {
   seed: number
   /** The seed instant, epoch ms. */
   now: number
-  /** Whether `now` was given: the clock then stands still. */
+  /** Whether the clock stands still (at `now`, until set or advanced). */
   fixedClock: boolean
   organizations: OrganizationFixture[]
   /** Without a trailing slash. */
@@ -61,7 +63,9 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     }
     organizations[0] = { ...organizations[0]!, calls: options.calls }
   }
-  return { seed, now, fixedClock: options.now !== undefined, organizations, baseUrl: normalizeBaseUrl(options.baseUrl) }
+  const clock = options.clock ?? (options.now === undefined ? 'running' : 'fixed')
+  if (clock !== 'fixed' && clock !== 'running') throw new TypeError(`clock must be "fixed" or "running"; got ${String(clock)}.`)
+  return { seed, now, fixedClock: clock === 'fixed', organizations, baseUrl: normalizeBaseUrl(options.baseUrl) }
 }
 
 function toEpochMs(now: string | number | Date): number {

@@ -14,6 +14,7 @@ const program = new Command()
   .option('--now <iso>', 'seed the world at this instant and stop the clock there (default: now, clock running)', instant)
   .option('--calls <count>', 'calls of the first organization (default: 300)', integer(0, 1_000_000))
   .option('--organizations <file>', 'JSON file of organizations and keys, shaped like fixtures/organizations.json', json)
+  .option('--data <file>', 'keep what is written (contacts, calls) in this file across restarts; a reset empties it')
   .option('--latency <ms>', 'added latency per API request: 250, or a range 100-400', latency)
   .option('-q, --quiet', 'no request log')
   .addHelpText(
@@ -32,6 +33,7 @@ const options = program.parse().opts<{
   now?: number
   calls?: number
   organizations?: unknown
+  data?: string
   latency?: ReturnType<typeof parseLatency>
   quiet?: boolean
 }>()

@@ -7,11 +7,14 @@ import { ApiError } from '../http/ApiError.js'
 import { errorResponse, methodOutsideFetch } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
+import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './dataFile.js'
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
 const MAX_HEADER_BYTES = 64 * 1024
 
 export interface ServerOptions extends SandboxOptions, AppOptions {
+  /** A data file that keeps the sandbox's writes across restarts (`--data`). */
+  data?: string
   /** Default 4010; 0 picks a free port. */
   port?: number
   /** Default 127.0.0.1. */
@@ -34,9 +37,26 @@ export interface RunningServer {
  * const { url, close } = await startServer({ port: 0, quiet: true })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 4010, host = '127.0.0.1', quiet, latency, log, ...sandboxOptions } = options
-  const sandbox = createSandbox(sandboxOptions)
+  const { port = 4010, host = '127.0.0.1', quiet, latency, log, data, ...sandboxOptions } = options
+  const saved = data === undefined ? undefined : readDataFile(data)
+  // A saved world is seeded again as it was: at the same instant, with the same clock.
+  const sandbox = createSandbox(saved ? { ...sandboxOptions, now: sandboxOptions.now ?? saved.seeded_at, clock: saved.clock } : sandboxOptions)
   await sandbox.ready
+  if (data !== undefined) {
+    if (saved) await restoreDataFile(sandbox, data, saved)
+    try {
+      writeDataFile(data, sandbox)
+    } catch (error) {
+      throw new DataFileError(`cannot write the data file ${data}: ${(error as Error).message}`)
+    }
+    sandbox.onChange(() => {
+      try {
+        writeDataFile(data, sandbox)
+      } catch (error) {
+        console.error(`[call-sandbox] could not save ${data}: ${(error as Error).message}`)
+      }
+    })
+  }
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, createApp(sandbox, { quiet, latency, log }))
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => void answerUnreadable(sandbox, error, socket))
   // Node hands CONNECT to this event, never to the app.

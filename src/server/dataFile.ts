@@ -1,0 +1,117 @@
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { z } from 'zod'
+import { KINDS } from '../data/records.js'
+import type { Sandbox, SandboxChanges } from '../sandbox/Sandbox.js'
+import { hash32 } from '../world/random.js'
+
+/**
+ * `--data FILE`: what a sandbox's writes changed, kept on disk so that a
+ * restart shows them again. The file names the world it belongs to (seed,
+ * seed instant, organizations), and a file of another world, or one that is
+ * not a data file at all, stops the start and is never overwritten.
+ */
+
+const FORMAT = 'call-sandbox data'
+
+const Changes = z.array(z.object({ kind: z.enum(KINDS as ['calls', 'contacts', 'leads', 'appointments']), record: z.looseObject({ id: z.string() }) }))
+
+const DataFileContent = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(1),
+  seed: z.int().nonnegative(),
+  seeded_at: z.iso.datetime(),
+  clock: z.enum(['fixed', 'running']),
+  organizations: z.string(),
+  changes: z.object({ writes: z.int().nonnegative(), inserted: Changes, changed: Changes }),
+})
+export type DataFileContent = z.infer<typeof DataFileContent>
+
+export class DataFileError extends Error {}
+
+/**
+ * The content of a data file, or `undefined` when there is none yet.
+ *
+ * @example
+ * const saved = readDataFile('./sandbox-data.json')
+ */
+export function readDataFile(path: string): DataFileContent | undefined {
+  if (!existsSync(path)) return undefined
+  const keep = 'It was left as it is: move it away, or name another file with --data.'
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new DataFileError(`${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no call-sandbox data file. ${keep}`)
+  }
+  if ((json as { format?: unknown })?.format !== FORMAT) throw new DataFileError(`${path} is not a call-sandbox data file. ${keep}`)
+  const parsed = DataFileContent.safeParse(json)
+  if (!parsed.success) throw new DataFileError(`${path} is a damaged call-sandbox data file:\n${z.prettifyError(parsed.error)}\n${keep}`)
+  return parsed.data
+}
+
+/** Seed, seed instant and organizations a sandbox was made from; a data file fits only a sandbox made from the same. */
+export function worldOf(sandbox: Sandbox): Pick<DataFileContent, 'seed' | 'seeded_at' | 'clock' | 'organizations'> {
+  const { seed, now, fixedClock, organizations } = sandbox.options
+  return {
+    seed,
+    seeded_at: new Date(now).toISOString(),
+    clock: fixedClock ? 'fixed' : 'running',
+    organizations: hash32(JSON.stringify(organizations)).toString(36),
+  }
+}
+
+/**
+ * Puts a data file's changes into a sandbox made from the file's world, or
+ * says what does not fit.
+ */
+export async function restoreDataFile(sandbox: Sandbox, path: string, saved: DataFileContent): Promise<void> {
+  const world = worldOf(sandbox)
+  const keep = 'The file was left as it is: start with the same options, or name another file with --data.'
+  if (world.seed !== saved.seed) throw new DataFileError(`${path} belongs to seed ${saved.seed}, not ${world.seed}. ${keep}`)
+  if (world.seeded_at !== saved.seeded_at) throw new DataFileError(`${path} belongs to a world seeded at ${saved.seeded_at}, not ${world.seeded_at}. ${keep}`)
+  if (world.organizations !== saved.organizations) throw new DataFileError(`${path} belongs to other organizations or sizes (--organizations, --calls). ${keep}`)
+  try {
+    await sandbox.restore(saved.changes as SandboxChanges)
+  } catch (error) {
+    throw new DataFileError(`${path} does not fit this world: ${(error as Error).message} ${keep}`)
+  }
+}
+
+/**
+ * Writes a sandbox's changes to `path` atomically: a temporary file beside
+ * it, flushed to disk, then renamed over it, so that a crash leaves the old
+ * file or the new one, never half of one.
+ */
+export function writeDataFile(path: string, sandbox: Sandbox): void {
+  const content: DataFileContent = { format: FORMAT, version: 1, ...worldOf(sandbox), changes: sandbox.changes() }
+  const temporary = `${path}.${process.pid}.tmp`
+  try {
+    const file = openSync(temporary, 'w')
+    try {
+      writeSync(file, JSON.stringify(content))
+      fsyncSync(file)
+    } finally {
+      closeSync(file)
+    }
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
+  syncDirectory(dirname(path))
+}
+
+/** Makes the rename itself durable; some file systems do not allow it, and lose nothing but that. */
+function syncDirectory(directory: string): void {
+  try {
+    const handle = openSync(directory, 'r')
+    try {
+      fsyncSync(handle)
+    } finally {
+      closeSync(handle)
+    }
+  } catch {
+    // Not supported here: the rename is still atomic.
+  }
+}
