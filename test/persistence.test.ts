@@ -82,12 +82,19 @@ describe('--data FILE', () => {
   it.each([
     ['a truncated data file', (text: string) => text.slice(0, Math.floor(text.length / 2)), /cannot be read as JSON/],
     ['JSON that is no data file', () => '{"calls": []}', /is not a call-sandbox data file/],
-    ['a damaged data file', (text: string) => text.replace('"writes":1', '"writes":"one"'), /damaged/],
+    ['a damaged data file', (text: string) => text.replace(/"writes":\d+/, '"writes":"one"'), /damaged/],
     ['a record that does not fit', (text: string) => text.replace('+14155550177', 'not-a-phone'), /does not fit/],
+    ['a call without its message times', (text: string) => text.replace(/"message_times":\[[^\]]*\]/, '"message_times":[]'), /message_times/],
+    ['the same contact twice', (text: string) => {
+      const content = JSON.parse(text)
+      content.changes.inserted.push(content.changes.inserted[0])
+      return JSON.stringify(content)
+    }, /exists already/],
   ])('refuses %s with a clear error and leaves it as it was', async (_name, damage, message) => {
     const file = join(folder(), 'sandbox.json')
     const server = await start({ data: file, now: NOW })
     await createContact(server, '+14155550177')
+    await server.sandbox.addCall({ status: 'completed' })
     await stop(server)
     const damaged = damage(readFileSync(file, 'utf8'))
     writeFileSync(file, damaged)

@@ -199,3 +199,44 @@ describe('a sandbox without now', () => {
     expect(sandbox.options.fixedClock).toBe(false)
   })
 })
+
+describe('factories, checked', () => {
+  it('always gives addLead a lead and addAppointment an appointment, however the draws go', async () => {
+    const sandbox = createSandbox({ now: NOW, calls: 20 })
+    for (let i = 0; i < 30; i++) {
+      expect((await sandbox.addLead()).lead.call_log_id).toBeDefined()
+      expect((await sandbox.addAppointment()).appointment.call_log_id).toBeDefined()
+    }
+  })
+
+  it('reads a started_at without an offset as UTC, and refuses what is no ISO date-time', async () => {
+    const sandbox = createSandbox({ now: NOW, calls: 20 })
+    const { call } = await sandbox.addCall({ started_at: '2026-11-19T10:00:00' })
+    expect(call.started_at).toBe('2026-11-19T10:00:00.000Z')
+    await expect(sandbox.addCall({ started_at: 'Nov 19 2026 10:00' })).rejects.toThrow(/started_at must be an ISO 8601/)
+  })
+
+  it.each([
+    [{ status: 'done' }, /status must be one of completed/],
+    [{ caller_phone: '+1' }, /caller_phone must be an E.164 number/],
+  ])('refuses %o with an error naming the field', async (input, message) => {
+    const sandbox = createSandbox({ now: NOW, calls: 20 })
+    await expect(sandbox.addCall(input as never)).rejects.toThrow(message)
+  })
+
+  it('refuses a clock set to what is not an instant', () => {
+    const sandbox = createSandbox({ now: NOW, calls: 20 })
+    expect(() => sandbox.clock.set(Date.parse('2026-12-24 8am'))).toThrow(/epoch milliseconds/)
+    expect(sandbox.clock.iso()).toBe(NOW)
+  })
+
+  it('gives a failed write no number: the ids after it are those an unbroken run makes', async () => {
+    const broken = createSandbox({ now: NOW, calls: 20 })
+    const unbroken = createSandbox({ now: NOW, calls: 20 })
+    await broken.addContact({ phone: '+14155550100' })
+    await expect(broken.addContact({ phone: '+14155550100' })).rejects.toMatchObject({ code: 'contact_exists' })
+    await unbroken.addContact({ phone: '+14155550100' })
+    expect((await broken.addContact({ phone: '+14155550101' })).id).toBe((await unbroken.addContact({ phone: '+14155550101' })).id)
+    expect(broken.changes().writes).toBe(2)
+  })
+})

@@ -217,6 +217,12 @@ describe('the standalone server', () => {
       expect(ErrorEnvelope.strict().parse(await huge.json()).error.code).toBe('invalid_parameter')
     })
 
+    it.each(['exa[mple', 'a:99999'])('answers a request whose Host is %s with a JSON 400, not a 500', async (host) => {
+      const answer = await raw(`GET /v1/me HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`)
+      expect(answer.status).toBe(400)
+      expect(answer.body.error).toMatchObject({ code: 'invalid_parameter', param: 'Host' })
+    })
+
     it('refuses two Authorization headers, as in process', async () => {
       const answer = await raw(
         'GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_all\r\nAuthorization: Bearer sk_sandbox_org2\r\nConnection: close\r\n\r\n',

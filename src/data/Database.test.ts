@@ -1,8 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { defaultOrganizations } from '../world/fixtures.js'
 import { seedWorld } from '../world/seedWorld.js'
-import { Database, positionOf, type Filters, type PageQuery } from './Database.js'
-import { compare } from './KeysetIndex.js'
+import { Database, type Filters, type PageQuery } from './Database.js'
+import { compare, positionOf } from './KeysetIndex.js'
 import type { Kind, StoredContact, StoredRecords } from './records.js'
 
 const NOW = Date.parse('2026-11-20T12:00:00.000Z')
@@ -213,6 +213,31 @@ describe('Database', () => {
       expect(ids(walk(db, kind, ORG_1.organization_id, { limit: 50 }).records)).toEqual(ids(before))
       expect(db.count(kind, ORG_1.organization_id)).toBe(before.length)
       expect(db.changed).toBe(false)
+    })
+
+    it.each([
+      ['an id another contact has', (contact: StoredContact) => newContact({ id: contact.id, phone: '+14155550199' }), /id/],
+      ["a phone another contact of the organization has", (contact: StoredContact) => newContact({ phone: contact.phone }), /phone/],
+    ])('throws on a contact with %s, and stores nothing', async (_why, make, message) => {
+      const existing = WORLD.contacts.find((contact) => contact.organization_id === ORG_1.organization_id)!
+      const before = ids(walk(db, 'contacts', ORG_1.organization_id, { limit: 100 }).records)
+      await expect(db.insert('contacts', make(existing))).rejects.toThrow(message)
+      expect(ids(walk(db, 'contacts', ORG_1.organization_id, { limit: 100 }).records)).toEqual(before)
+      expect(db.get('contacts', existing.id)).toEqual(existing)
+      expect(db.changed).toBe(false)
+    })
+
+    it.each([
+      ['no message_times', undefined],
+      ['one time too few', 'short'],
+      ['a time that is no number', 'text'],
+    ] as const)('throws on a call with %s, and stores nothing', async (_why, damage) => {
+      const source = structuredClone(WORLD.calls.find((call) => call.organization_id === ORG_1.organization_id && call.status === 'completed')!)
+      const times = damage === undefined ? undefined : damage === 'short' ? source.message_times.slice(1) : ['soon', ...source.message_times.slice(1)]
+      const call = { ...source, id: '5b0f7f0e-6f7b-4c8e-9d0a-2b3c4d5e6f71', message_times: times }
+      await expect(db.insert('calls', call as never)).rejects.toThrow(/message_times/)
+      expect(db.get('calls', call.id)).toBeUndefined()
+      expect(db.messages(call.id)).toEqual([])
     })
   })
 

@@ -2,13 +2,14 @@ import { Collection } from '@msw/data'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { Message } from '../schemas/index.js'
 import { messagesOf } from '../world/conversation.js'
-import { KeysetIndex, type KeysetPosition } from './KeysetIndex.js'
+import { KeysetIndex, positionOf, type KeysetPosition } from './KeysetIndex.js'
 import {
   KINDS,
   storedSchemas,
   type CallWithConversation,
   type DatabaseChanges,
   type Kind,
+  type StoredCall,
   type StoredContact,
   type StoredRecords,
   type WorldRecords,
@@ -52,9 +53,11 @@ export interface Page<T> {
 
 /**
  * The sandbox's records: `@msw/data` collections, plus the indexes a list
- * endpoint needs (by id, by organization in list order, contacts by phone).
- * Every write goes through here, so the indexes never drift, and every write
- * since the last `load` is journaled, so `rollback` undoes just those.
+ * endpoint needs (by id, by organization in list order and by each filter
+ * value, contacts by phone). Every write goes through here, so the indexes
+ * never drift, and every write since the last `load` is journaled, so
+ * `rollback` undoes just those. Records handed out are the stored ones:
+ * read them, change them only through `update`.
  *
  * @example
  * const db = new Database()
@@ -84,7 +87,7 @@ export class Database {
     const positions = new Map<string, KeysetPosition[]>()
     for (const kind of KINDS) {
       const collection = this.#collections[kind]
-      const stored = await Promise.all(world[kind].map((record) => collection.create(this.#keepMessageTimes(kind, record))))
+      const stored = await Promise.all(world[kind].map((record) => collection.create(this.#setAsideMessageTimes(kind, record))))
       for (const record of stored) {
         this.#remember(kind, record)
         const position = positionOf(record)
@@ -121,10 +124,9 @@ export class Database {
       // ten writes take a fifth of a second.
       if (inserted.size > 0) {
         for (const record of this.#collections[kind].deleteMany((query) => query.where((record: AnyRecord) => inserted.has(record.id)))) {
+          this.#forget(kind, record)
           this.#byId[kind].delete(record.id)
-          this.#unindex(kind, record)
-          if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
-          if (kind === 'calls') this.#messageTimes.delete(record.id)
+          this.#messageTimes.delete(record.id)
         }
       }
       if (originals.size > 0) {
@@ -151,6 +153,7 @@ export class Database {
     }
   }
 
+  /** A record by id, of any organization. */
   get<K extends Kind>(kind: K, id: string): StoredRecords[K] | undefined {
     return this.#byId[kind].get(id) as StoredRecords[K] | undefined
   }
@@ -167,10 +170,22 @@ export class Database {
     return id === undefined ? undefined : this.get('contacts', id)
   }
 
-  /** Adds a record, checked against its kind's schema first. */
+  /** Adds a record, checked first: its kind's schema, a new id, a phone no other contact has, a time for each line of a call. */
   async insert<K extends Kind>(kind: K, record: WorldRecords[K][number]): Promise<StoredRecords[K]> {
     const checked = storedSchemas[kind].parse(record)
-    const stored = await this.#collections[kind].create(this.#keepMessageTimes(kind, record, checked))
+    if (this.#byId[kind].has(checked.id)) throw new Error(`A ${kind} record with the id ${checked.id} exists already.`)
+    if (kind === 'contacts' && this.#contactsByPhone.has(phoneKey(checked as StoredContact))) {
+      throw new Error(`A contact with the phone ${(checked as StoredContact).phone} exists already.`)
+    }
+    if (kind === 'calls') {
+      const times = (record as CallWithConversation).message_times
+      const lines = (checked as StoredCall).transcript === '' ? 0 : (checked as StoredCall).transcript.split('\n').length
+      if (!Array.isArray(times) || times.length !== lines || !times.every(Number.isSafeInteger)) {
+        throw new Error(`The call ${checked.id} needs message_times: one epoch-ms time for each of its ${lines} transcript lines.`)
+      }
+      this.#messageTimes.set(checked.id, times)
+    }
+    const stored = await this.#collections[kind].create(checked)
     this.#file(kind, stored)
     this.#inserted.push([kind, stored.id])
     return stored
@@ -245,15 +260,12 @@ export class Database {
     this.#index(kind, record)
   }
 
-  /**
-   * Keeps when a call's messages were said beside the call; returns what the
-   * collection stores (`checked`, when the record was checked already).
-   */
-  #keepMessageTimes(kind: Kind, record: WorldRecords[Kind][number], checked?: AnyRecord): AnyRecord {
-    if (kind !== 'calls') return checked ?? record
+  /** A call's message times are kept beside it, not in its collection. */
+  #setAsideMessageTimes(kind: Kind, record: WorldRecords[Kind][number]): AnyRecord {
+    if (kind !== 'calls') return record
     const { message_times, ...call } = record as CallWithConversation
     this.#messageTimes.set(call.id, message_times)
-    return checked ?? call
+    return call
   }
 
   #remember(kind: Kind, record: AnyRecord): void {
@@ -309,8 +321,4 @@ function indexKeys(kind: Kind, record: AnyRecord): string[] {
 
 function phoneKey(contact: StoredContact): string {
   return `${contact.organization_id} ${contact.phone}`
-}
-
-export function positionOf(record: { created_at: string; id: string }): KeysetPosition {
-  return { t: Date.parse(record.created_at), id: record.id }
 }

@@ -15,7 +15,7 @@ export interface KeysetPosition {
  * @example
  * const index = new KeysetIndex()
  * index.insert({ t: Date.parse(call.created_at), id: call.id })
- * index.scan({ after, until }, (id) => ...)
+ * index.scan({ after: cursorPosition, sinceMs }, (id) => wanted(id))
  */
 export class KeysetIndex {
   #entries: KeysetPosition[] = []
@@ -71,6 +71,11 @@ export class KeysetIndex {
     }
     return low
   }
+}
+
+/** A record's place in list order. */
+export function positionOf(record: { created_at: string; id: string }): KeysetPosition {
+  return { t: Date.parse(record.created_at), id: record.id }
 }
 
 /** Negative when `a` comes before `b` in list order (newer first, then greater id). */

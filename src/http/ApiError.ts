@@ -44,10 +44,6 @@ export class ApiError extends Error {
     this.type = errorTypeOf(this.status)
   }
 
-  /** The error's status for a code, e.g. to answer `Prefer: code=429`. */
-  static statusOf(code: ErrorCode): number {
-    return STATUS_OF[code]
-  }
 }
 
 function errorTypeOf(status: number): ErrorType {

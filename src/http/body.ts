@@ -3,7 +3,7 @@ import type { FieldError } from '../schemas/index.js'
 import { ApiError } from './ApiError.js'
 
 /** Bodies over this many bytes answer 413. */
-export const MAX_BODY_BYTES = 64 * 1024
+const MAX_BODY_BYTES = 64 * 1024
 /**
  * Past this many bytes the rest of a body is not even read: 413 at once.
  * Below it, the contract's order holds (not JSON, then too large).

@@ -51,6 +51,9 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
 /**
  * An error in the contract's envelope, for answers given outside the
  * pipeline (the standalone server's unknown paths).
+ *
+ * @example
+ * errorResponse(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.'))
  */
 export function errorResponse(sandbox: Sandbox, requestId: string, error: ApiError, extraHeaders: Record<string, string> = {}): Response {
   const { param, details, headers } = error.init
@@ -68,7 +71,13 @@ function respond(sandbox: Sandbox, requestId: string, status: number, body: Reco
   })
 }
 
-/** The request's path below the sandbox's base URL, when it is an API path; still percent-encoded. */
+/**
+ * The request's path below the sandbox's base URL, when it is an API path;
+ * still percent-encoded. The MSW handler matches with it.
+ *
+ * @example
+ * apiPath(sandbox, new URL('https://api.example.com/v1/calls')) // '/v1/calls'
+ */
 export function apiPath(sandbox: Sandbox, url: URL): string | undefined {
   const { baseUrl } = sandbox.options
   let path = url.pathname
@@ -82,7 +91,7 @@ export function apiPath(sandbox: Sandbox, url: URL): string | undefined {
 }
 
 /** The route for a path and method: 404 when no route has the path, 405 when none of those has the method. */
-export function matchRoute(method: string, path: string): { route: Route; pathValues: Record<string, string> } {
+function matchRoute(method: string, path: string): { route: Route; pathValues: Record<string, string> } {
   const segments = path.split('/')
   const matches = routes.flatMap((route) => {
     const pathValues = matchPath(route.path, segments)
@@ -128,10 +137,10 @@ function safeDecode(segment: string): string {
 const BEARER = /^Bearer +([^\s]+) *$/i
 
 function authenticate(sandbox: Sandbox, authorization: string | null): ApiKey {
-  const hint = `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
-  if (authorization === null || authorization.trim() === '') throw unauthorized(`No Authorization header. ${hint}`)
+  const hint = () => `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
+  if (authorization === null || authorization.trim() === '') throw unauthorized(`No Authorization header. ${hint()}`)
   const token = BEARER.exec(authorization)?.[1]
-  if (token === undefined) throw unauthorized(`The Authorization header is not "Bearer <key>". ${hint}`)
+  if (token === undefined) throw unauthorized(`The Authorization header is not "Bearer <key>". ${hint()}`)
   const apiKey = sandbox.apiKey(token)
   if (!apiKey) throw unauthorized(`Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`)
   return apiKey
@@ -190,7 +199,12 @@ function toApiError(error: unknown): ApiError {
   return unexpected(error)
 }
 
-/** 500 `internal_error`, for a failure of the sandbox itself. */
+/**
+ * 500 `internal_error`, for a failure of the sandbox itself.
+ *
+ * @example
+ * errorResponse(sandbox, newRequestId(), unexpected(error))
+ */
 export function unexpected(error: unknown): ApiError {
   const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '')
   return new ApiError('internal_error', `The sandbox failed unexpectedly: ${reason}.`)
@@ -203,8 +217,9 @@ export function unexpected(error: unknown): ApiError {
 export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Response {
   try {
     matchRoute(method, path)
-    throw new ApiError('method_not_allowed', `${path} does not take ${method}.`)
   } catch (error) {
     return errorResponse(sandbox, newRequestId(), toApiError(error))
   }
+  // No route takes these methods, so the route check always throws above.
+  throw new Error(`A route takes ${method}, which fetch cannot carry.`)
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { positionOf, type Filters } from '../data/Database.js'
+import type { Filters } from '../data/Database.js'
+import { positionOf } from '../data/KeysetIndex.js'
 import type { Kind, StoredRecords } from '../data/records.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import {
@@ -11,6 +12,7 @@ import {
   ListCallsQuery,
   ListContactsQuery,
   ListLeadsQuery,
+  NoPath,
   NoQuery,
   type Scope,
 } from '../schemas/index.js'
@@ -64,7 +66,7 @@ export const routes: readonly Route[] = [
     path: '/v1/contacts',
     scope: 'contacts:write',
     summary: 'Create a contact',
-    pathParams: z.object({}),
+    pathParams: NoPath,
     query: NoQuery,
     answer: async ({ sandbox, apiKey, request }) => {
       const fields = parseBody(CreateContactRequest, await readJsonObject(request))
@@ -93,7 +95,7 @@ export const routes: readonly Route[] = [
     path: '/v1/me',
     scope: null,
     summary: 'Get the organization of the key, and its scopes',
-    pathParams: z.object({}),
+    pathParams: NoPath,
     query: NoQuery,
     answer: ({ apiKey: { organization, scopes } }) => ({
       body: {
@@ -129,7 +131,7 @@ function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteD
     path: `/v1/${kind}`,
     scope,
     summary,
-    pathParams: z.object({}),
+    pathParams: NoPath,
     query,
     answer: ({ sandbox, apiKey, query: values }) => {
       const { limit = DEFAULT_LIMIT, cursor, ...filters } = values as { limit?: number; cursor?: string } & Record<string, unknown>

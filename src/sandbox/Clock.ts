@@ -36,12 +36,26 @@ export class Clock {
     return new Date(this.now()).toISOString()
   }
 
+  /**
+   * Moves the clock to an instant (epoch ms).
+   *
+   * @example
+   * clock.set(Date.parse('2026-12-24T08:00:00Z'))
+   */
   set(ms: number): void {
+    if (!Number.isFinite(ms)) throw new TypeError(`The clock takes epoch milliseconds, such as Date.parse('2026-12-24T08:00:00Z'); got ${ms}.`)
     this.#base = ms
     this.#realBase = Date.now()
   }
 
+  /**
+   * Moves the clock on (or back, with a negative number) by `ms` milliseconds.
+   *
+   * @example
+   * clock.advance(15 * 60_000)
+   */
   advance(ms: number): void {
+    if (!Number.isFinite(ms)) throw new TypeError(`advance() takes milliseconds; got ${ms}.`)
     this.set(this.now() + ms)
   }
 }

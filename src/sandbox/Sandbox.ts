@@ -5,11 +5,11 @@ import type { DatabaseChanges, StoredAppointment, StoredCall, StoredContact, Sto
 import { createHandlers } from '../http/createHandlers.js'
 import { ApiError } from '../http/ApiError.js'
 import { parseBody } from '../http/body.js'
-import { CreateContactRequest, type CallStatus, type Scope } from '../schemas/index.js'
+import { CallStatus, CreateContactRequest, E164_PATTERN, LIVE_CALL_STATUSES, parseInstant, type Scope } from '../schemas/index.js'
 import { businessTypes, type OrganizationFixture } from '../world/fixtures.js'
 import { createFaker, uuid, weighted } from '../world/random.js'
 import { seedWorld } from '../world/seedWorld.js'
-import { tellCall, type CallStory } from '../world/story.js'
+import { tellCall, type CallStory, type Ending } from '../world/story.js'
 import { Clock } from './Clock.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js'
 
@@ -42,6 +42,7 @@ export interface AddedCall {
 }
 
 const MINUTE = 60_000
+const NOT_COUNTED = { counted: false }
 
 /** What a sandbox's writes changed since its seed (see `changes()`), and how many writes there were. */
 export interface SandboxChanges extends DatabaseChanges {
@@ -98,7 +99,9 @@ export class Sandbox {
     return this.#keys.get(key)
   }
 
-  organization(organizationId: string): OrganizationFixture {
+  /** An organization by id; the first one when no id is given. */
+  organization(organizationId?: string): OrganizationFixture {
+    if (organizationId === undefined) return this.organizations[0]!
     const organization = this.organizations.find((candidate) => candidate.organization_id === organizationId)
     if (!organization) {
       throw new TypeError(`No organization ${organizationId}; known: ${this.organizations.map((o) => o.organization_id).join(', ')}.`)
@@ -110,19 +113,25 @@ export class Sandbox {
    * Back to the seeded world and the starting clock: undoes every write since
    * the seed (costs what was written, not the world's size) and replays no
    * random draws, so ids made after a reset repeat those made after the last.
+   *
+   * @example
+   * beforeEach(() => sandbox.reset())
    */
   async reset(): Promise<void> {
     await this.ready
     await this.#write(async () => {
       await this.db.rollback()
+      this.clock.reset()
       this.#writeCount = 0
-    })
-    this.clock.reset()
+    }, NOT_COUNTED)
   }
 
   /**
    * Calls `listener` after every write and every reset (the standalone server
    * saves its data file there). Returns a function that removes it.
+   *
+   * @example
+   * const stop = sandbox.onChange(() => console.log(sandbox.changes().inserted.length))
    */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener)
@@ -138,6 +147,9 @@ export class Sandbox {
    * Replays `changes()` of an earlier sandbox with the same seed, `now` and
    * organizations onto this one, before anything else is written to it.
    * Writes after it go on as they would have in the earlier one.
+   *
+   * @example
+   * await fresh.restore(earlier.changes())
    */
   async restore(changes: SandboxChanges): Promise<void> {
     await this.ready
@@ -149,7 +161,7 @@ export class Sandbox {
         await this.db.update(kind, record.id, record)
       }
       this.#writeCount = changes.writes
-    })
+    }, NOT_COUNTED)
   }
 
   /**
@@ -159,13 +171,17 @@ export class Sandbox {
    * await sandbox.addContact({ phone: '+14155550123', name: 'Dana Whitfield' })
    */
   async addContact(input: CreateContactRequest & { organization_id?: string }): Promise<StoredContact> {
-    const { organization_id = this.organizations[0]!.organization_id, ...fields } = input
-    this.organization(organization_id)
+    const { organization_id, ...fields } = input
+    const organization = this.organization(organization_id)
     await this.ready
-    return this.createContact(organization_id, parseBody(CreateContactRequest, fields))
+    return this.createContact(organization.organization_id, parseBody(CreateContactRequest, fields))
   }
 
-  /** Creates an API contact for an organization; 409 `contact_exists` when its phone is taken. */
+  /**
+   * Creates an API contact from a checked body: what `POST /v1/contacts`
+   * does once the body passed; 409 `contact_exists` when its phone is taken.
+   * `addContact` checks the body first.
+   */
   async createContact(organizationId: string, body: CreateContactRequest): Promise<StoredContact> {
     return this.#write(async (faker) => {
       const existing = this.db.contactByPhone(organizationId, body.phone)
@@ -197,70 +213,98 @@ export class Sandbox {
    * or updated, and a lead or an appointment follows when the reason brings one.
    *
    * @example
-   * const { call, lead } = await sandbox.addCall({ reason: 'implant_consult' })
+   * const { call, lead } = await sandbox.addCall({ reason: 'implant_quote' })
    */
   async addCall(input: AddCallInput = {}): Promise<AddedCall> {
     await this.ready
-    return this.#write((faker) => this.#addCall(input, faker))
+    return this.#write(async (faker) => this.#store(this.#tell(input, faker)))
   }
 
-  /** A completed call whose reason brings a lead, and that lead with `overrides` applied. */
+  /**
+   * A completed call the assistant handled, whose reason brings a lead, and
+   * that lead with `lead` overrides applied.
+   *
+   * @example
+   * const { lead } = await sandbox.addLead({ lead: { status: 'qualified', urgency: 'high' } })
+   */
   async addLead(input: Omit<AddCallInput, 'status' | 'reason'> & { lead?: Partial<Pick<StoredLead, LeadOverridable>> } = {}): Promise<AddedCall & { lead: StoredLead }> {
     const { lead: overrides, ...call } = input
-    await this.ready
-    return this.#write(async (faker) => {
-      const added = await this.#addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('lead', faker, call.organization_id) }, faker)
-      if (!added.lead) throw new TypeError('The call ended too recently for its lead to exist yet: give an earlier started_at.')
-      return { ...added, lead: overrides ? await this.db.update('leads', added.lead.id, overrides) : added.lead }
-    })
+    return this.#addCallThatCreates('lead', call, (story) => story.lead && { ...story, lead: { ...story.lead, ...overrides } })
   }
 
-  /** A completed call whose reason books an appointment, and that appointment with `overrides` applied. */
+  /**
+   * A completed call the assistant handled, whose reason books an
+   * appointment, and that appointment with `appointment` overrides applied.
+   *
+   * @example
+   * const { appointment } = await sandbox.addAppointment({ appointment: { status: 'cancelled' } })
+   */
   async addAppointment(
     input: Omit<AddCallInput, 'status' | 'reason'> & { appointment?: Partial<Pick<StoredAppointment, 'status' | 'service_type'>> } = {},
   ): Promise<AddedCall & { appointment: StoredAppointment }> {
     const { appointment: overrides, ...call } = input
+    return this.#addCallThatCreates('appointment', call, (story) => story.appointment && { ...story, appointment: { ...story.appointment, ...overrides } })
+  }
+
+  async #addCallThatCreates<T extends AddedCall>(
+    what: 'lead' | 'appointment',
+    input: Omit<AddCallInput, 'status' | 'reason'>,
+    withOverrides: (story: CallStory) => CallStory | undefined,
+  ): Promise<T> {
     await this.ready
     return this.#write(async (faker) => {
-      const added = await this.#addCall({ ...call, status: 'completed', reason: this.#reasonThatCreates('appointment', faker, call.organization_id) }, faker)
-      if (!added.appointment) throw new TypeError('The call ended too recently for its appointment to exist yet: give an earlier started_at.')
-      return { ...added, appointment: overrides ? await this.db.update('appointments', added.appointment.id, overrides) : added.appointment }
+      const organization = this.organization(input.organization_id)
+      const reasons = businessTypes.get(organization.business_type)!.reasons.filter((candidate) => candidate.creates.includes(what))
+      if (reasons.length === 0) throw new TypeError(`No reason of ${organization.business_type} creates a ${what}.`)
+      const reason = weighted(faker, reasons.map((candidate) => [candidate.id, candidate.weight] as const))
+      const story = withOverrides(this.#tell({ ...input, status: 'completed', reason }, faker, 'handled'))
+      if (!story) throw new TypeError(`The call ended too recently for its ${what} to exist yet: give an earlier started_at.`)
+      return (await this.#store(story)) as T
     })
   }
 
-  async #addCall(input: AddCallInput, faker: Faker): Promise<AddedCall> {
-    const organization = this.organization(input.organization_id ?? this.organizations[0]!.organization_id)
-    const status = input.status ?? 'completed'
-    const now = this.clock.now()
-    const live = status === 'in-progress' || status === 'forwarding'
-    const startedAt = input.started_at === undefined ? now - (live ? 1 : 10) * MINUTE : Date.parse(input.started_at)
-    if (!Number.isFinite(startedAt) || startedAt > now) {
-      throw new TypeError(`started_at must be an ISO date-time no later than the sandbox clock (${this.clock.iso()}); got ${input.started_at}.`)
+  /** The story of a call, told but not stored: every input is checked first. */
+  #tell(input: AddCallInput, faker: Faker, ending?: Ending): CallStory {
+    const organization = this.organization(input.organization_id)
+    const status = CallStatus.safeParse(input.status ?? 'completed')
+    if (!status.success) throw new TypeError(`status must be one of ${CallStatus.options.join(', ')}; got ${String(input.status)}.`)
+    if (input.caller_phone !== undefined && !E164_PATTERN.test(input.caller_phone)) {
+      throw new TypeError(`caller_phone must be an E.164 number such as +14155550123; got ${input.caller_phone}.`)
     }
-    const known = input.caller_phone === undefined ? undefined : this.db.contactByPhone(organization.organization_id, input.caller_phone)
-    const story: CallStory = tellCall(
+    const now = this.clock.now()
+    const live = LIVE_CALL_STATUSES.includes(status.data)
+    const startedAt = input.started_at === undefined ? now - (live ? 1 : 10) * MINUTE : parseInstant(input.started_at)
+    if (startedAt === undefined || startedAt > now) {
+      throw new TypeError(`started_at must be an ISO 8601 date-time no later than the sandbox clock (${this.clock.iso()}); got ${input.started_at}.`)
+    }
+    return tellCall(
       {
         organization,
         business: businessTypes.get(organization.business_type)!,
         faker,
         isPhoneTaken: (phone) => this.db.contactByPhone(organization.organization_id, phone) !== undefined,
       },
-      { status, startedAt, now, contact: known, reason: input.reason, callerPhone: input.caller_phone },
+      {
+        status: status.data,
+        startedAt,
+        now,
+        contact: input.caller_phone === undefined ? undefined : this.db.contactByPhone(organization.organization_id, input.caller_phone),
+        reason: input.reason,
+        callerPhone: input.caller_phone,
+        ending,
+      },
     )
-    const contact = known
-      ? await this.db.update('contacts', known.id, story.contact)
+  }
+
+  /** Stores what a story made: the caller's contact (new or updated), the call, a lead, an appointment. */
+  async #store(story: CallStory): Promise<AddedCall> {
+    const contact = this.db.get('contacts', story.contact.id)
+      ? await this.db.update('contacts', story.contact.id, story.contact)
       : await this.db.insert('contacts', story.contact)
     const call = await this.db.insert('calls', story.call)
     const lead = story.lead && (await this.db.insert('leads', story.lead))
     const appointment = story.appointment && (await this.db.insert('appointments', story.appointment))
     return { call, contact, ...(lead && { lead }), ...(appointment && { appointment }) }
-  }
-
-  #reasonThatCreates(what: 'lead' | 'appointment', faker: Faker, organizationId?: string): string {
-    const organization = this.organization(organizationId ?? this.organizations[0]!.organization_id)
-    const reasons = businessTypes.get(organization.business_type)!.reasons.filter((candidate) => candidate.creates.includes(what))
-    if (reasons.length === 0) throw new TypeError(`No reason of ${organization.business_type} creates a ${what}.`)
-    return weighted(faker, reasons.map((reason) => [reason.id, reason.weight] as const))
   }
 
   /**
@@ -269,11 +313,20 @@ export class Sandbox {
    * Each write draws from a random stream of its own number since the seed,
    * so that the ids it makes do not depend on how many draws came before:
    * a sandbox restored from a data file goes on where the earlier one was.
+   * A write that fails leaves no trace, not even its number; a reset or a
+   * restore sets the number rather than taking one.
    */
-  #write<T>(write: (faker: Faker) => Promise<T>): Promise<T> {
+  #write<T>(write: (faker: Faker) => Promise<T>, { counted = true } = {}): Promise<T> {
     const result = this.#writes.then(async () => {
-      const value = await write(createFaker(this.options.seed, `write ${++this.#writeCount}`))
-      for (const listener of this.#listeners) listener()
+      const value = await write(createFaker(this.options.seed, `write ${this.#writeCount + 1}`))
+      if (counted) this.#writeCount++
+      for (const listener of this.#listeners) {
+        try {
+          listener()
+        } catch (error) {
+          console.error('[call-sandbox] an onChange listener failed:', error)
+        }
+      }
       return value
     })
     this.#writes = result.catch(() => undefined)

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { E164_PATTERN, PhoneNumber, Timestamp, Uuid } from './common.js'
+import { E164_MESSAGE, E164_PATTERN, PhoneNumber, Timestamp, Uuid } from './common.js'
 
 export const ContactSource = z.enum(['inbound_call', 'api'])
 export type ContactSource = z.infer<typeof ContactSource>
@@ -29,7 +29,7 @@ const text = (max: number) =>
 export const CreateContactRequest = z.strictObject({
   phone: z
     .string({ error: 'must be a string' })
-    .regex(E164_PATTERN, 'must be an E.164 phone number such as +14155550123'),
+    .regex(E164_PATTERN, E164_MESSAGE),
   name: text(MAX_FIELD_LENGTH).nullish(),
   email: z
     .email({ error: 'must be a valid email address' })

@@ -64,6 +64,7 @@ export const ListLeadsQuery = z.object({
 })
 export const ListAppointmentsQuery = z.object({ ...common, status: oneOf('status', AppointmentStatus.options).optional() })
 export const NoQuery = z.object({})
+export const NoPath = z.object({})
 
 /** Any 8-4-4-4-12 hex id, any case: a well-formed id that names no record is a 404, not a 400. */
 const pathId = (name: string) =>

@@ -54,6 +54,10 @@ export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
     // body into a web stream, and a body nobody reads then stalls its client.
     if (request.path !== '/v1' && !request.path.startsWith('/v1/')) return next()
     if (OUTSIDE_FETCH.has(request.method)) return void send(response, methodOutsideFetch(sandbox, request.method, request.path))
+    if (!hasValidHost(request)) {
+      const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })
+      return void send(response, errorResponse(sandbox, newRequestId(), error))
+    }
     joinRepeatedAuthorization(request)
     return handlers(request, response, next)
   })
@@ -86,6 +90,16 @@ const OUTSIDE_FETCH = new Set(['CONNECT', 'TRACE', 'TRACK'])
 function joinRepeatedAuthorization(request: ExpressRequest): void {
   const values = request.rawHeaders.filter((_, i) => i % 2 === 1 && request.rawHeaders[i - 1]!.toLowerCase() === 'authorization')
   if (values.length > 1) request.headers.authorization = values.join(', ')
+}
+
+/** Whether the middleware can make a URL of the request: a Host such as `exa[mple` or `a:99999` cannot. */
+function hasValidHost(request: ExpressRequest): boolean {
+  try {
+    new URL(request.url, `${request.protocol}://${request.get('host')}`)
+    return true
+  } catch {
+    return false
+  }
 }
 
 async function send(response: ExpressResponse, answer: Response): Promise<void> {

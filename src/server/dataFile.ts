@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { z } from 'zod'
 import { KINDS } from '../data/records.js'
 import type { Sandbox, SandboxChanges } from '../sandbox/Sandbox.js'
+import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
 
 /**
@@ -27,6 +28,7 @@ const DataFileContent = z.object({
 })
 export type DataFileContent = z.infer<typeof DataFileContent>
 
+/** A data file that cannot be used: the start stops, and the file is left as it was. */
 export class DataFileError extends Error {}
 
 /**
@@ -50,12 +52,18 @@ export function readDataFile(path: string): DataFileContent | undefined {
   return parsed.data
 }
 
-/** Seed, seed instant and organizations a sandbox was made from; a data file fits only a sandbox made from the same. */
+/**
+ * Seed, seed instant, clock and organizations a sandbox was made from; a data
+ * file fits only a sandbox made from the same.
+ *
+ * @example
+ * worldOf(sandbox).seeded_at // '2026-11-20T12:00:00.000Z'
+ */
 export function worldOf(sandbox: Sandbox): Pick<DataFileContent, 'seed' | 'seeded_at' | 'clock' | 'organizations'> {
   const { seed, now, fixedClock, organizations } = sandbox.options
   return {
     seed,
-    seeded_at: new Date(now).toISOString(),
+    seeded_at: iso(now),
     clock: fixedClock ? 'fixed' : 'running',
     organizations: hash32(JSON.stringify(organizations)).toString(36),
   }
@@ -89,7 +97,7 @@ export function writeDataFile(path: string, sandbox: Sandbox): void {
   try {
     const file = openSync(temporary, 'w')
     try {
-      writeSync(file, JSON.stringify(content))
+      writeFileSync(file, JSON.stringify(content))
       fsyncSync(file)
     } finally {
       closeSync(file)

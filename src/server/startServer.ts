@@ -12,7 +12,8 @@ import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './d
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
 const MAX_HEADER_BYTES = 64 * 1024
 
-export interface ServerOptions extends SandboxOptions, AppOptions {
+/** The server answers at its own origin, so a sandbox's `baseUrl` has no place here. */
+export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl'>, AppOptions {
   /** A data file that keeps the sandbox's writes across restarts (`--data`). */
   data?: string
   /** Default 4010; 0 picks a free port. */

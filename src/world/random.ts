@@ -5,7 +5,7 @@ import { Faker, base, en, en_US } from '@faker-js/faker'
  * never on (nor disturbs) the global `faker` a test suite may also use.
  *
  * @example
- * const faker = createFaker(1, 'organization 32c2…')
+ * const faker = createFaker(1, organization.organization_id)
  */
 export function createFaker(seed: number, stream: string): Faker {
   const faker = new Faker({ locale: [en_US, en, base] })

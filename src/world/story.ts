@@ -45,7 +45,12 @@ export interface CallInput {
   reason?: string
   /** The phone of a new caller; a fresh number when absent. */
   callerPhone?: string
+  /** How a completed call ends; drawn when absent (mostly `handled`: the assistant dealt with it). */
+  ending?: Ending
 }
+
+/** How a completed call ends: handled by the assistant, handed to staff, or a handoff nobody took. */
+export type Ending = 'handled' | 'transferred' | 'transfer_failed'
 
 /**
  * A caller rings, the assistant talks, and depending on how it goes the call
@@ -68,7 +73,7 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     service: faker.helpers.arrayElement(reason.services),
   }
 
-  const plan = planConversation(context, input.status, reason)
+  const plan = planConversation(context, input.status, reason, input.ending)
   let startedAt = input.startedAt
   const live = LIVE_CALL_STATUSES.includes(input.status)
   // The assistant offers a slot whenever the reason is a booking, even on a call that ends before it is booked.
@@ -140,7 +145,7 @@ interface ConversationPlan {
 }
 
 /** Which words are said, depending on how the call goes. */
-function planConversation(context: StoryContext, status: CallStatus, reason: Reason): ConversationPlan {
+function planConversation(context: StoryContext, status: CallStatus, reason: Reason, ending?: Ending): ConversationPlan {
   const { faker, business } = context
   const opening = reason.script.slice(0, Math.max(2, Math.ceil(reason.script.length / 2)))
   switch (status) {
@@ -164,7 +169,7 @@ function planConversation(context: StoryContext, status: CallStatus, reason: Rea
         creates: [],
       }
     case 'completed': {
-      const ending = weighted(faker, [
+      ending ??= weighted(faker, [
         ['handled', 90],
         ['transferred', 7],
         ['transfer_failed', 3],
