@@ -95,6 +95,7 @@ export class Sandbox {
     return [...this.#keys.values()]
   }
 
+  /** The key with its scopes and organization, or `undefined` for a key no organization has. */
   apiKey(key: string): ApiKey | undefined {
     return this.#keys.get(key)
   }
