@@ -59,15 +59,20 @@ export function readDataFile(path: string): DataFileContent | undefined {
  * @example
  * worldOf(sandbox).seeded_at // '2026-11-20T12:00:00.000Z'
  */
-export function worldOf(sandbox: Sandbox): Pick<DataFileContent, 'seed' | 'seeded_at' | 'clock' | 'organizations'> {
-  const { seed, now, fixedClock, organizations } = sandbox.options
-  return {
-    seed,
-    seeded_at: iso(now),
-    clock: fixedClock ? 'fixed' : 'running',
-    organizations: hash32(JSON.stringify(organizations)).toString(36),
+export function worldOf(sandbox: Sandbox): World {
+  let world = worlds.get(sandbox)
+  if (!world) {
+    const { seed, now, fixedClock, organizations } = sandbox.options
+    world = { seed, seeded_at: iso(now), clock: fixedClock ? 'fixed' : 'running', organizations: hash32(JSON.stringify(organizations)).toString(36) }
+    worlds.set(sandbox, world)
   }
+  return world
 }
+
+type World = Pick<DataFileContent, 'seed' | 'seeded_at' | 'clock' | 'organizations'>
+
+/** @note A sandbox's world never changes: worked out once, not on every write that saves the file. */
+const worlds = new WeakMap<Sandbox, World>()
 
 /**
  * Puts a data file's changes into a sandbox made from the file's world, or
