@@ -1,6 +1,6 @@
 /**
  * What is particular to the standalone server and its command line: CORS,
- * JSON answers outside the API, the request log, added latency, the
+ * JSON answers outside the API, the request log, the
  * `call-sandbox` program itself, and shutting down.
  *
  * The CLI tests run the built program (`dist/src/server/cli.js`); `npm test`
@@ -12,7 +12,6 @@ import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ErrorEnvelope, Meta } from '../src/index.js'
-import { parseLatency } from '../src/server/latency.js'
 import { startServer, type RunningServer } from '../src/server/startServer.js'
 import { NOW, ORG_1 } from './support/transports.js'
 
@@ -291,45 +290,6 @@ describe('the request log', () => {
   })
 })
 
-describe('added latency', () => {
-  it('makes an API request take at least the latency asked for', async () => {
-    const server = await startServer({ port: 0, quiet: true, now: NOW, latency: parseLatency('150') })
-    try {
-      const started = performance.now()
-      const response = await fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
-      await response.arrayBuffer()
-      const elapsed = performance.now() - started
-
-      expect(response.status).toBe(200)
-      expect(elapsed).toBeGreaterThanOrEqual(140)
-    } finally {
-      await server.close()
-    }
-  })
-
-  it.each(['abc', '5-1', '70000', '60001', '', '-5', '1.5', '100-', '100-70000'])('parseLatency rejects %o', (text) => {
-    expect(() => parseLatency(text)).toThrow(/latency/i)
-  })
-
-  it.each([
-    { text: '0', min: 0, max: 0 },
-    { text: '250', min: 250, max: 250 },
-    { text: '100-400', min: 100, max: 400 },
-    { text: '60000', min: 60_000, max: 60_000 },
-  ])('parseLatency accepts $text and draws whole milliseconds from $min to $max', ({ text, min, max }) => {
-    const latency = parseLatency(text)
-    expect({ min: latency.min, max: latency.max }).toEqual({ min, max })
-    const drawn = Array.from({ length: 500 }, () => latency.next())
-    for (const value of drawn) {
-      expect(Number.isInteger(value), String(value)).toBe(true)
-      expect(value).toBeGreaterThanOrEqual(min)
-      expect(value).toBeLessThanOrEqual(max)
-    }
-    // A range is drawn from anew each time, not fixed at one value.
-    if (max - min >= 100) expect(new Set(drawn).size).toBeGreaterThan(1)
-  })
-})
-
 describe('shutting down', () => {
   it('close() resolves, and the port then refuses connections', async () => {
     const server = await startServer({ port: 0, quiet: true, now: NOW })
@@ -347,7 +307,7 @@ describe('shutting down', () => {
   })
 
   it('close() lets a request that is being answered finish, then resolves without waiting on its kept-alive connection', async () => {
-    const server = await startServer({ port: 0, quiet: true, now: NOW, latency: parseLatency('300') })
+    const server = await startServer({ port: 0, quiet: true, now: NOW, latency: 300 })
     const inFlight = fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }).then(async (response) => ({
       status: response.status,
       body: await json(response),

@@ -6,6 +6,7 @@ import { KeysetIndex, positionOf, type KeysetPosition } from './KeysetIndex.js'
 import {
   KINDS,
   storedSchemas,
+  type CallEnding,
   type CallWithConversation,
   type DatabaseChanges,
   type Kind,
@@ -70,6 +71,8 @@ export class Database {
   #lists = new Map<string, KeysetIndex>()
   #contactsByPhone = new Map<string, string>()
   #messageTimes = new Map<string, number[]>()
+  /** How each live call ends (see `CallEnding`); kept beside the call, like its message times, and never changed. */
+  #endings = new Map<string, CallEnding>()
   /** Records inserted since the last load, oldest first. */
   #inserted: Array<[Kind, string]> = []
   /** Loaded records changed since the last load, as they were loaded. */
@@ -82,12 +85,13 @@ export class Database {
     this.#lists = new Map()
     this.#contactsByPhone = new Map()
     this.#messageTimes = new Map()
+    this.#endings = new Map()
     this.#inserted = []
     this.#originals = new Map()
     const positions = new Map<string, KeysetPosition[]>()
     for (const kind of KINDS) {
       const collection = this.#collections[kind]
-      const stored = await Promise.all(world[kind].map((record) => collection.create(this.#setAsideMessageTimes(kind, record))))
+      const stored = await Promise.all(world[kind].map((record) => collection.create(this.#setAside(kind, record))))
       for (const record of stored) {
         this.#remember(kind, record)
         const position = positionOf(record)
@@ -127,6 +131,7 @@ export class Database {
           this.#forget(kind, record)
           this.#byId[kind].delete(record.id)
           this.#messageTimes.delete(record.id)
+          this.#endings.delete(record.id)
         }
       }
       if (originals.size > 0) {
@@ -147,7 +152,9 @@ export class Database {
     return {
       inserted: this.#inserted.map(([kind, id]) => {
         const record = this.#byId[kind].get(id)
-        return { kind, record: kind === 'calls' ? { ...record, message_times: this.#messageTimes.get(id) ?? [] } : record }
+        if (kind !== 'calls') return { kind, record }
+        const ending = this.#endings.get(id)
+        return { kind, record: { ...record, message_times: this.#messageTimes.get(id) ?? [], ...(ending && { ending }) } }
       }),
       changed: [...this.#originals.values()].map(([kind, original]) => ({ kind, record: this.#byId[kind].get(original.id) })),
     }
@@ -161,7 +168,15 @@ export class Database {
   /** The conversation of a call, oldest message first. */
   messages(callId: string): Message[] {
     const call = this.get('calls', callId)
-    return call ? messagesOf(call.transcript, this.#messageTimes.get(callId) ?? []) : []
+    if (!call) return []
+    const ending = this.#endings.get(callId)
+    const times = ending && call.ended_at !== null ? ending.message_times : this.#messageTimes.get(callId)
+    return messagesOf(call.transcript, times ?? [])
+  }
+
+  /** The live calls' endings, by call id: those still to come and those that came. */
+  endings(): ReadonlyMap<string, CallEnding> {
+    return this.#endings
   }
 
   /** The contact of `organizationId` whose phone is `phone`. */
@@ -182,6 +197,14 @@ export class Database {
       const lines = (checked as StoredCall).transcript === '' ? 0 : (checked as StoredCall).transcript.split('\n').length
       if (!Array.isArray(times) || times.length !== lines || !times.every(Number.isSafeInteger)) {
         throw new Error(`The call ${checked.id} needs message_times: one epoch-ms time for each of its ${lines} transcript lines.`)
+      }
+      const { ending } = record as CallWithConversation
+      if (ending !== undefined) {
+        const endingLines = ending.call.transcript.split('\n').length
+        if (ending.message_times.length !== endingLines || !ending.message_times.every(Number.isSafeInteger) || (checked as StoredCall).ended_at !== null) {
+          throw new Error(`The ending of the call ${checked.id} needs a live call and one epoch-ms time for each of its ${endingLines} transcript lines.`)
+        }
+        this.#endings.set(checked.id, ending)
       }
       this.#messageTimes.set(checked.id, times)
     }
@@ -260,11 +283,12 @@ export class Database {
     this.#index(kind, record)
   }
 
-  /** A call's message times are kept beside it, not in its collection. */
-  #setAsideMessageTimes(kind: Kind, record: WorldRecords[Kind][number]): AnyRecord {
+  /** A call's message times and ending are kept beside it, not in its collection. */
+  #setAside(kind: Kind, record: WorldRecords[Kind][number]): AnyRecord {
     if (kind !== 'calls') return record
-    const { message_times, ...call } = record as CallWithConversation
+    const { message_times, ending, ...call } = record as CallWithConversation
     this.#messageTimes.set(call.id, message_times)
+    if (ending) this.#endings.set(call.id, ending)
     return call
   }
 

@@ -35,8 +35,23 @@ export interface StoredRecords {
   appointments: StoredAppointment
 }
 
-/** A call with when each line of its transcript was said (epoch ms), as a story tells it. */
-export type CallWithConversation = StoredCall & { message_times: number[] }
+/**
+ * How a live call ends, told as it starts: once the clock reaches the end,
+ * the call takes these fields and its full conversation, and the lead or
+ * appointment it brings appears at its own `created_at`.
+ */
+export interface CallEnding {
+  call: Pick<StoredCall, 'status' | 'transfer_status' | 'summary' | 'transcript' | 'ended_at' | 'duration_seconds'> & { ended_at: string }
+  /** When each line of the full transcript was said. */
+  message_times: number[]
+  /** The email the caller's contact gets, when it has none, for the lead or appointment to carry. */
+  contact_email: string | null
+  lead?: StoredLead
+  appointment?: StoredAppointment
+}
+
+/** A call with when each line of its transcript was said (epoch ms), as a story tells it; a live call also with its ending. */
+export type CallWithConversation = StoredCall & { message_times: number[]; ending?: CallEnding }
 
 /** Every record of a world, by kind: what a seed produces and a reset restores. */
 export type WorldRecords = { [K in Kind]: K extends 'calls' ? CallWithConversation[] : StoredRecords[K][] }

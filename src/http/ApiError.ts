@@ -15,6 +15,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   validation_failed: 422,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 }
 
 export interface ApiErrorInit {
@@ -43,7 +44,6 @@ export class ApiError extends Error {
     this.status = STATUS_OF[code]
     this.type = errorTypeOf(this.status)
   }
-
 }
 
 function errorTypeOf(status: number): ErrorType {

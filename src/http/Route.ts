@@ -34,6 +34,12 @@ export interface Route<Query extends z.ZodObject = z.ZodObject, Path extends z.Z
   summary: string
   pathParams: Path
   query: Query
+  /** The request body's schema, for a route that takes one (the OpenAPI document; the route parses it). */
+  body?: z.ZodType
+  /** The status of a successful answer; default 200. */
+  status?: number
+  /** The successful answer's body, envelope included (the OpenAPI document; tests hold answers to it). */
+  response: z.ZodType
   answer(context: RouteContext<z.infer<Query>, z.infer<Path>>): RouteAnswer | Promise<RouteAnswer>
 }
 

@@ -12,21 +12,24 @@ const READ_LIMIT = 1024 * 1024
 
 /**
  * Reads a request body that must be a JSON object, in the contract's order:
- * 415 not JSON → 400 `invalid_json` → 413 over 64 KiB.
+ * 415 not JSON → 400 `invalid_json` → 413 over 64 KiB. With `optional`, an
+ * empty body is `{}` whatever its `Content-Type` (the control plane's POSTs).
  *
  * @example
  * const fields = await readJsonObject(request)
  */
-export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: Request, { optional = false } = {}): Promise<Record<string, unknown>> {
   const contentType = request.headers.get('content-type')
-  if (!isJsonMediaType(contentType)) {
-    throw new ApiError(
+  const unsupported = () =>
+    new ApiError(
       'unsupported_media_type',
       `The body must be JSON, sent with Content-Type: application/json${contentType ? ` (this request said ${contentType})` : ' (this request sent none)'}.`,
     )
-  }
+  if (!optional && !isJsonMediaType(contentType)) throw unsupported()
   const bytes = await readAtMost(request, READ_LIMIT)
   if (bytes === undefined) throw tooLarge()
+  if (optional && bytes.byteLength === 0) return {}
+  if (!isJsonMediaType(contentType)) throw unsupported()
   let value: unknown
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))

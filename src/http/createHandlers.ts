@@ -1,9 +1,9 @@
 import { http, type RequestHandler } from 'msw'
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import { answer, apiPath } from './pipeline.js'
+import { answer, sandboxPath } from './pipeline.js'
 
 /**
- * The sandbox's MSW handlers: one handler for every `/v1/` request, which
+ * The sandbox's MSW handlers: one handler for every request to the sandbox (`/v1/`, `/_sandbox/`, `/openapi.json`), which
  * routes inside the pipeline.
  *
  * @note One handler, not one per endpoint: MSW tries handlers in turn and
@@ -15,7 +15,7 @@ import { answer, apiPath } from './pipeline.js'
 export function createHandlers(sandbox: Sandbox): RequestHandler[] {
   return [
     http.all(
-      ({ request }) => apiPath(sandbox, new URL(request.url)) !== undefined,
+      ({ request }) => sandboxPath(sandbox, new URL(request.url)) !== undefined,
       ({ request }) => answer(sandbox, request),
     ),
   ]

@@ -1,19 +1,27 @@
-import type { z } from 'zod'
+import { answerControl, CONTROL_PREFIX, DOCUMENT_PATH } from '../control/answerControl.js'
+import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from './ApiError.js'
+import { bearerToken } from './bearerToken.js'
 import { finishReading } from './body.js'
+import { matchRoute } from './matchRoute.js'
+import { parseQuery, parseValues } from './parameters.js'
+import { forcedError, parsePrefer, successStatusOf, type Preferences } from './prefer.js'
 import { newRequestId } from './requestId.js'
+import { errorResponse, respond, toApiError } from './respond.js'
 import type { Route } from './Route.js'
 import { routes } from './routes.js'
 
 /**
- * Answers one API request, along the contract's order of checks:
- * path (404) → method (405) → auth (401) → scope (403) → parameters (400)
- * → the endpoint's record (404) and body (415/400/413/422/409) → envelope.
- * Every early return is an error in the same envelope.
+ * Answers one request to the sandbox: the API under `/v1/`, the control
+ * plane under `/_sandbox/`, and the OpenAPI document. Returns `undefined`
+ * for any other path, so that MSW lets it pass.
  *
- * Returns `undefined` for a request outside the API (not under `/v1/`), so
- * that MSW lets it pass.
+ * An API request goes along the contract's order of checks:
+ * path (404) → method (405) → auth (401) → rate limit (429) → faults asked
+ * for → scope (403) → parameters (400) → the endpoint's record (404) and
+ * body (415/400/413/422/409) → envelope. Every early return is an error in
+ * the same envelope, and every answer goes into the journal.
  *
  * @example
  * const response = await answer(sandbox, new Request('https://api.example.com/v1/me', {
@@ -22,63 +30,86 @@ import { routes } from './routes.js'
  */
 export async function answer(sandbox: Sandbox, request: Request): Promise<Response | undefined> {
   const url = new URL(request.url)
-  const path = apiPath(sandbox, url)
+  const path = sandboxPath(sandbox, url)
   if (path === undefined) return undefined
+  if (!isApiPath(path)) return answerControl(sandbox, request, path, url)
+
+  const started = performance.now()
   const requestId = newRequestId()
+  const token = bearerToken(request.headers.get('authorization'))
+  let route: Route | undefined
+  let apiKey: ApiKey | undefined
+  let preferences: Preferences = { applied: [] }
+  let rateLimit: RateLimitState | undefined
+  let response: Response
   try {
     await sandbox.ready
+    await sandbox.settle()
+    // Faults of the sandbox's own: latency and a share of failures, drawn for every request alike.
+    const faults = sandbox.nextFaults()
+    rateLimit = sandbox.rateLimiter?.take(sandbox.apiKey(token ?? '')?.key ?? ANONYMOUS)
+    await sleep(faults.latencyMs)
 
     // Route: the path must exist, then offer the method.
-    const { route, pathValues } = matchRoute(request.method, path)
+    const match = matchRoute(routes, request.method, path)
+    route = match.route
 
-    // Authenticate the key, then check the endpoint's scope.
-    const apiKey = authenticate(sandbox, request.headers.get('authorization'))
+    // Authenticate the key; a key over its rate limit stops here.
+    apiKey = authenticate(sandbox, request.headers.get('authorization'))
+    if (rateLimit?.exceeded) throw rateLimited(rateLimit)
+
+    // Faults the request asked for (Prefer), then the sandbox's simulated failures.
+    preferences = parsePrefer(request.headers.get('prefer'), route)
+    await sleep(preferences.delay ?? 0)
+    if (preferences.code !== undefined && preferences.code !== successStatusOf(route)) throw forcedError(preferences.code, { sandbox, route, apiKey })
+    if (faults.failure) throw forcedError(faults.failure, { sandbox, route, apiKey })
+
+    // The endpoint's scope.
     authorize(apiKey, route)
 
     // Parameters: path values, then the query string.
-    const pathParams = parseValues(route.pathParams, pathValues)
+    const pathParams = parseValues(route.pathParams, match.pathValues)
     const query = parseQuery(route, url.searchParams)
 
     // The endpoint: its record or body, then its data.
     const result = await route.answer({ sandbox, apiKey, path: pathParams, query, request })
-    return respond(sandbox, requestId, result.status ?? 200, result.body, result.headers)
+    response = respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers)
   } catch (error) {
     const readToTheEnd = await finishReading(request)
-    return errorResponse(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
+    response = errorResponse(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
   }
-}
+  if (rateLimit) setRateLimitHeaders(response.headers, rateLimit)
+  if (preferences.applied.length > 0) response.headers.set('Preference-Applied', preferences.applied.join(', '))
 
-/**
- * An error in the contract's envelope, for answers given outside the
- * pipeline (the standalone server's unknown paths).
- *
- * @example
- * errorResponse(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.'))
- */
-export function errorResponse(sandbox: Sandbox, requestId: string, error: ApiError, extraHeaders: Record<string, string> = {}): Response {
-  const { param, details, headers } = error.init
-  const body = {
-    error: { type: error.type, code: error.code, message: error.message, ...(param !== undefined && { param }), ...(details && { details }) },
-  }
-  return respond(sandbox, requestId, error.status, body, { ...headers, ...extraHeaders })
-}
-
-function respond(sandbox: Sandbox, requestId: string, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  const meta = { request_id: requestId, timestamp: sandbox.clock.iso() }
-  return new Response(JSON.stringify({ ...body, meta }), {
-    status,
-    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers },
+  sandbox.journal.record({
+    request_id: requestId,
+    method: request.method,
+    path,
+    query: queryOf(url.searchParams),
+    status: response.status,
+    key: token,
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    timestamp: sandbox.clock.iso(),
   })
+  if (apiKey) {
+    const parameters = route ? url.searchParams.keys() : []
+    sandbox.usage.record({ key: apiKey.key, organization_id: apiKey.organization.organization_id, scopes: apiKey.scopes }, route, parameters, response.status)
+  }
+  return response
 }
 
+/** The rate limit bucket of requests without a valid key. */
+const ANONYMOUS = '(no valid key)'
+
 /**
- * The request's path below the sandbox's base URL, when it is an API path;
- * still percent-encoded. The MSW handler matches with it.
+ * The request's path below the sandbox's base URL, when the sandbox answers
+ * it (the API, `/_sandbox/`, `/openapi.json`); still percent-encoded. The
+ * MSW handler matches with it.
  *
  * @example
- * apiPath(sandbox, new URL('https://api.example.com/v1/calls')) // '/v1/calls'
+ * sandboxPath(sandbox, new URL('https://api.example.com/v1/calls')) // '/v1/calls'
  */
-export function apiPath(sandbox: Sandbox, url: URL): string | undefined {
+export function sandboxPath(sandbox: Sandbox, url: URL): string | undefined {
   const { baseUrl } = sandbox.options
   let path = url.pathname
   if (baseUrl !== undefined) {
@@ -87,60 +118,29 @@ export function apiPath(sandbox: Sandbox, url: URL): string | undefined {
     if (!href.startsWith(`${baseUrl}/`)) return undefined
     path = href.slice(baseUrl.length)
   }
-  return path === '/v1' || path.startsWith('/v1/') ? path : undefined
+  return isSandboxPath(path) ? path : undefined
 }
 
-/** The route for a path and method: 404 when no route has the path, 405 when none of those has the method. */
-function matchRoute(method: string, path: string): { route: Route; pathValues: Record<string, string> } {
-  const segments = path.split('/')
-  const matches = routes.flatMap((route) => {
-    const pathValues = matchPath(route.path, segments)
-    return pathValues ? [{ route, pathValues }] : []
-  })
-  if (matches.length === 0) {
-    const endpoints = routes.map((route) => `${route.method} ${route.path}`).join(', ')
-    throw new ApiError('not_found', `No endpoint at ${path}. The endpoints are: ${endpoints}.`)
-  }
-  const match = matches.find(({ route }) => route.method === method)
-  if (!match) {
-    const allowed = matches.map(({ route }) => route.method).join(', ')
-    throw new ApiError('method_not_allowed', `${path} does not take ${method}; it takes ${allowed}.`, { headers: { Allow: allowed } })
-  }
-  return match
+/**
+ * Whether the sandbox answers a path (below its base URL): the API, the
+ * control plane, the OpenAPI document.
+ *
+ * @example
+ * isSandboxPath('/_sandbox/reset') // true
+ */
+export function isSandboxPath(path: string): boolean {
+  return isApiPath(path) || path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`) || path === DOCUMENT_PATH
 }
 
-function matchPath(pattern: string, segments: string[]): Record<string, string> | undefined {
-  const parts = pattern.split('/')
-  if (parts.length !== segments.length) return undefined
-  const values: Record<string, string> = {}
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!
-    const segment = segments[i]!
-    if (part.startsWith(':')) {
-      if (segment === '') return undefined
-      values[part.slice(1)] = safeDecode(segment)
-    } else if (part !== segment) {
-      return undefined
-    }
-  }
-  return values
+function isApiPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/')
 }
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
-
-const BEARER = /^Bearer +([^\s]+) *$/i
 
 function authenticate(sandbox: Sandbox, authorization: string | null): ApiKey {
   const hint = () => `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
   if (authorization === null || authorization.trim() === '') throw unauthorized(`No Authorization header. ${hint()}`)
-  const token = BEARER.exec(authorization)?.[1]
-  if (token === undefined) throw unauthorized(`The Authorization header is not "Bearer <key>". ${hint()}`)
+  const token = bearerToken(authorization)
+  if (token === null) throw unauthorized(`The Authorization header is not "Bearer <key>". ${hint()}`)
   const apiKey = sandbox.apiKey(token)
   if (!apiKey) throw unauthorized(`Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`)
   return apiKey
@@ -159,55 +159,35 @@ function authorize(apiKey: ApiKey, route: Route): void {
   )
 }
 
-/**
- * Query parameters: an unknown name, then a repeated one, then each value in
- * the order the endpoint declares them.
- */
-function parseQuery(route: Route, searchParams: URLSearchParams): Record<string, unknown> {
-  const names = Object.keys(route.query.shape)
-  const counts = new Map<string, number>()
-  for (const [name] of searchParams) {
-    if (!names.includes(name)) {
-      const takes = names.length > 0 ? `it takes ${names.join(', ')}` : 'it takes none'
-      throw new ApiError('unknown_parameter', `${name || '(empty name)'} is not a parameter of ${route.method} ${route.path}; ${takes}.`, { param: name })
-    }
-    counts.set(name, (counts.get(name) ?? 0) + 1)
-  }
-  for (const [name, count] of counts) {
-    if (count > 1) throw new ApiError('invalid_parameter', `${name} is given ${count} times; give it once.`, { param: name })
-  }
-  return parseValues(route.query, Object.fromEntries(searchParams))
+function rateLimited({ limit, resetAt }: RateLimitState): ApiError {
+  const seconds = secondsUntil(resetAt)
+  return new ApiError('rate_limited', `This key made more than ${limit} requests in its window; retry in ${seconds} s.`, {
+    headers: { 'Retry-After': String(seconds) },
+  })
 }
 
-/** Values of present parameters, each parsed by its own schema; the first bad one is a 400 naming it. */
-function parseValues(schema: z.ZodObject, raw: Record<string, string>): Record<string, unknown> {
-  const values: Record<string, unknown> = {}
-  for (const [name, parameter] of Object.entries(schema.shape)) {
-    if (raw[name] === undefined) continue
-    const result = (parameter as z.ZodType).safeParse(raw[name])
-    if (!result.success) {
-      throw new ApiError('invalid_parameter', result.error.issues[0]?.message ?? `${name} is invalid.`, { param: name })
-    }
-    values[name] = result.data
+function setRateLimitHeaders(headers: Headers, { limit, remaining, resetAt }: RateLimitState): void {
+  headers.set('X-RateLimit-Limit', String(limit))
+  headers.set('X-RateLimit-Remaining', String(remaining))
+  // Epoch seconds, as GitHub's and most APIs' X-RateLimit-Reset.
+  headers.set('X-RateLimit-Reset', String(Math.ceil(resetAt / 1_000)))
+}
+
+function secondsUntil(epochMs: number): number {
+  return Math.max(1, Math.ceil((epochMs - Date.now()) / 1_000))
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve()
+}
+
+function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {}
+  for (const [name, value] of searchParams) {
+    const earlier = query[name]
+    query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
   }
-  return values
-}
-
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error
-  console.error('[call-sandbox] unexpected error while answering a request:', error)
-  return unexpected(error)
-}
-
-/**
- * 500 `internal_error`, for a failure of the sandbox itself.
- *
- * @example
- * errorResponse(sandbox, newRequestId(), unexpected(error))
- */
-export function unexpected(error: unknown): ApiError {
-  const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '')
-  return new ApiError('internal_error', `The sandbox failed unexpectedly: ${reason}.`)
+  return query
 }
 
 /**
@@ -216,7 +196,7 @@ export function unexpected(error: unknown): ApiError {
  */
 export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Response {
   try {
-    matchRoute(method, path)
+    matchRoute(routes, method, path)
   } catch (error) {
     return errorResponse(sandbox, newRequestId(), toApiError(error))
   }

@@ -4,16 +4,24 @@ import { positionOf } from '../data/KeysetIndex.js'
 import type { Kind, StoredRecords } from '../data/records.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import {
+  Appointment,
+  Call,
   CallPath,
+  CallWithMessages,
+  Contact,
   ContactPath,
   CreateContactRequest,
   DEFAULT_LIMIT,
   ListAppointmentsQuery,
   ListCallsQuery,
   ListContactsQuery,
+  ListEnvelope,
   ListLeadsQuery,
+  Lead,
   NoPath,
   NoQuery,
+  Organization,
+  RecordEnvelope,
   type Scope,
 } from '../schemas/index.js'
 import { ApiError } from './ApiError.js'
@@ -29,6 +37,7 @@ export const routes: readonly Route[] = [
     scope: 'calls:read',
     summary: 'List calls',
     query: ListCallsQuery,
+    resource: Call,
     filters: ({ status, phone }) => ({ status, caller_phone: phone }),
     toResource: (call, sandbox) => toCall(call, sandbox.clock.now()),
   }),
@@ -39,6 +48,7 @@ export const routes: readonly Route[] = [
     summary: 'Get a call with its messages',
     pathParams: CallPath,
     query: NoQuery,
+    response: RecordEnvelope(CallWithMessages),
     answer: ({ sandbox, apiKey, path }) => {
       const call = ownRecord(sandbox, apiKey, 'calls', path.call_id)
       return { body: { data: toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()) } }
@@ -49,6 +59,7 @@ export const routes: readonly Route[] = [
     scope: 'contacts:read',
     summary: 'List contacts',
     query: ListContactsQuery,
+    resource: Contact,
     filters: ({ phone }) => ({ phone }),
     toResource: toContact,
   }),
@@ -59,6 +70,7 @@ export const routes: readonly Route[] = [
     summary: 'Get a contact',
     pathParams: ContactPath,
     query: NoQuery,
+    response: RecordEnvelope(Contact),
     answer: ({ sandbox, apiKey, path }) => ({ body: { data: toContact(ownRecord(sandbox, apiKey, 'contacts', path.contact_id)) } }),
   }),
   defineRoute({
@@ -68,6 +80,9 @@ export const routes: readonly Route[] = [
     summary: 'Create a contact',
     pathParams: NoPath,
     query: NoQuery,
+    body: CreateContactRequest,
+    status: 201,
+    response: RecordEnvelope(Contact),
     answer: async ({ sandbox, apiKey, request }) => {
       const fields = parseBody(CreateContactRequest, await readJsonObject(request))
       const contact = await sandbox.createContact(apiKey.organization.organization_id, fields)
@@ -79,6 +94,7 @@ export const routes: readonly Route[] = [
     scope: 'leads:read',
     summary: 'List leads',
     query: ListLeadsQuery,
+    resource: Lead,
     filters: ({ status, urgency }) => ({ status, urgency }),
     toResource: toLead,
   }),
@@ -87,6 +103,7 @@ export const routes: readonly Route[] = [
     scope: 'appointments:read',
     summary: 'List appointments',
     query: ListAppointmentsQuery,
+    resource: Appointment,
     filters: ({ status }) => ({ status }),
     toResource: toAppointment,
   }),
@@ -97,6 +114,7 @@ export const routes: readonly Route[] = [
     summary: 'Get the organization of the key, and its scopes',
     pathParams: NoPath,
     query: NoQuery,
+    response: RecordEnvelope(Organization),
     answer: ({ apiKey: { organization, scopes } }) => ({
       body: {
         data: {
@@ -115,6 +133,8 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
   scope: Scope
   summary: string
   query: Q
+  /** The schema of one listed record. */
+  resource: z.ZodType
   /** The endpoint's own filters, as the record fields they match exactly. */
   filters: (query: z.infer<Q>) => Filters<K>
   toResource: (record: StoredRecords[K], sandbox: Sandbox) => unknown
@@ -125,7 +145,7 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
  * to the endpoint, the key and the filters.
  */
 function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteDefinition<K, Q>): Route {
-  const { kind, scope, summary, query, filters: filtersOf, toResource } = definition
+  const { kind, scope, summary, query, resource, filters: filtersOf, toResource } = definition
   return defineRoute({
     method: 'GET',
     path: `/v1/${kind}`,
@@ -133,6 +153,7 @@ function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteD
     summary,
     pathParams: NoPath,
     query,
+    response: ListEnvelope(resource),
     answer: ({ sandbox, apiKey, query: values }) => {
       const { limit = DEFAULT_LIMIT, cursor, ...filters } = values as { limit?: number; cursor?: string } & Record<string, unknown>
       const binding = { endpoint: kind, key: apiKey.key, filters: canonical(filters) }

@@ -26,6 +26,11 @@ export class Clock {
     this.set(this.#start ?? Date.now())
   }
 
+  /** Whether it stands still until set or advanced (else it follows the real time). */
+  get fixed(): boolean {
+    return this.#start !== undefined
+  }
+
   /** Current sandbox time in epoch milliseconds. */
   now(): number {
     return this.#start === undefined ? this.#base + (Date.now() - this.#realBase) : this.#base

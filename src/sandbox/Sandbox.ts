@@ -1,7 +1,7 @@
 import type { Faker } from '@faker-js/faker'
 import type { RequestHandler } from 'msw'
 import { Database } from '../data/Database.js'
-import type { DatabaseChanges, StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
+import type { CallEnding, DatabaseChanges, StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
 import { createHandlers } from '../http/createHandlers.js'
 import { ApiError } from '../http/ApiError.js'
 import { parseBody } from '../http/body.js'
@@ -11,7 +11,11 @@ import { createFaker, uuid, weighted } from '../world/random.js'
 import { seedWorld } from '../world/seedWorld.js'
 import { tellCall, type CallStory, type Ending } from '../world/story.js'
 import { Clock } from './Clock.js'
+import { Journal } from './Journal.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js'
+import { RateLimiter } from './RateLimiter.js'
+import type { ScenarioName } from './scenarios.js'
+import { Usage } from './Usage.js'
 
 /** A key, with its scopes and the organization it belongs to. */
 export interface ApiKey {
@@ -61,15 +65,24 @@ export interface SandboxChanges extends DatabaseChanges {
  * await sandbox.reset()
  */
 export class Sandbox {
-  readonly options: ResolvedOptions
   readonly clock: Clock
-  readonly db = new Database()
   /** The MSW request handlers: give them to `setupServer`, `setupWorker` or the HTTP middleware. */
   readonly handlers: RequestHandler[]
   /** Resolves once the seeded world is loaded; the handlers wait for it too. */
   readonly ready: Promise<void>
   /** Secret that cursors are checksummed with; derived from the seed, so cursors survive a restart. */
   readonly cursorSecret: string
+  /** The newest API requests and their answers (`GET /_sandbox/requests`). */
+  readonly journal: Journal
+  /** What each key called since the last reset (`GET /_sandbox/usage`). */
+  readonly usage = new Usage()
+  readonly #input: SandboxOptions
+  #options: ResolvedOptions
+  #db = new Database()
+  #rateLimiter: RateLimiter | undefined
+  #faults: Faker
+  #arrivals: Faker
+  #liveTimer: ReturnType<typeof setInterval> | undefined
   readonly #keys: ReadonlyMap<string, ApiKey>
   /** Writes since the seed; each draws from a random stream of its own number. */
   #writeCount = 0
@@ -77,13 +90,51 @@ export class Sandbox {
   readonly #listeners = new Set<() => void>()
 
   constructor(options: SandboxOptions = {}) {
-    this.options = resolveOptions(options)
-    const { seed, now, fixedClock, organizations } = this.options
+    this.#input = options
+    this.#options = resolveOptions(options)
+    const { seed, now, fixedClock, organizations, journalSize, rateLimit } = this.#options
     this.clock = new Clock(fixedClock ? now : undefined)
     this.cursorSecret = `call-sandbox cursor ${seed}`
+    this.journal = new Journal(journalSize)
+    this.#rateLimiter = rateLimit && new RateLimiter(rateLimit)
+    this.#faults = createFaker(seed, 'faults')
+    this.#arrivals = createFaker(seed, 'live')
     this.#keys = new Map(organizations.flatMap((organization) => organization.keys.map(({ key, scopes }) => [key, { key, scopes, organization }])))
-    this.ready = this.db.load(seedWorld({ seed, now, organizations }))
+    this.ready = this.#db.load(seedWorld({ seed, now, organizations }))
     this.handlers = createHandlers(this)
+    const { live } = this.#options
+    if (live !== undefined) {
+      this.#liveTimer = setInterval(() => void this.liveTick().catch((error) => console.error('[call-sandbox] a live call failed:', error)), live)
+      // @note Node: a live sandbox alone does not keep a test run or a script from ending.
+      ;(this.#liveTimer as { unref?: () => void }).unref?.()
+    }
+  }
+
+  /** The options in effect, defaults filled in; a scenario swap changes them. */
+  get options(): ResolvedOptions {
+    return this.#options
+  }
+
+  /** The records: read them here; write through the sandbox's methods. */
+  get db(): Database {
+    return this.#db
+  }
+
+  /** The rate limiter, when the sandbox has a rate limit. */
+  get rateLimiter(): RateLimiter | undefined {
+    return this.#rateLimiter
+  }
+
+  /**
+   * The faults of the next API request, drawn from the seed: its latency
+   * and, at the `errorRate`, a 500 or 503. The same requests in the same
+   * order meet the same faults after every reset.
+   */
+  nextFaults(): { latencyMs: number; failure?: 500 | 503 } {
+    const { latency, errorRate } = this.#options
+    const latencyMs = latency === undefined ? 0 : latency.min === latency.max ? latency.min : this.#faults.number.int(latency)
+    if (errorRate === 0 || this.#faults.number.float() >= errorRate) return { latencyMs }
+    return { latencyMs, failure: this.#faults.datatype.boolean() ? 500 : 503 }
   }
 
   get organizations(): readonly OrganizationFixture[] {
@@ -111,20 +162,129 @@ export class Sandbox {
   }
 
   /**
-   * Back to the seeded world and the starting clock: undoes every write since
-   * the seed (costs what was written, not the world's size) and replays no
-   * random draws, so ids made after a reset repeat those made after the last.
+   * Back to the seeded world and the starting clock, with an empty journal,
+   * usage report and rate limits. Undoes every write since the seed (costs
+   * what was written, not the world's size) and replays no random draws, so
+   * ids made after a reset repeat those made after the last.
+   *
+   * With a `scenario` other than the current one, the world is seeded anew
+   * from that scenario (the options given at creation still win over it).
    *
    * @example
    * beforeEach(() => sandbox.reset())
+   * await sandbox.reset({ scenario: 'empty' })
    */
-  async reset(): Promise<void> {
+  async reset({ scenario }: { scenario?: ScenarioName } = {}): Promise<void> {
+    const options = scenario === undefined || scenario === this.#options.scenario ? undefined : resolveOptions({ ...this.#input, scenario, now: this.#options.now, clock: this.#options.fixedClock ? 'fixed' : 'running' })
     await this.ready
     await this.#write(async () => {
-      await this.db.rollback()
+      if (options) {
+        const { seed, now, organizations } = options
+        const db = new Database()
+        await db.load(seedWorld({ seed, now, organizations }))
+        this.#db = db
+        this.#options = options
+      } else {
+        await this.db.rollback()
+      }
       this.clock.reset()
       this.#writeCount = 0
+      this.journal.clear()
+      this.usage.clear()
+      this.#rateLimiter = this.#options.rateLimit && new RateLimiter(this.#options.rateLimit)
+      this.#faults = createFaker(this.#options.seed, 'faults')
+      this.#arrivals = createFaker(this.#options.seed, 'live')
     }, NOT_COUNTED)
+  }
+
+  /**
+   * Ends the live calls whose end the clock has reached, and adds the leads
+   * and appointments whose time has come. The handlers do it before each
+   * answer; call it after moving the clock when you read `db` directly.
+   *
+   * @example
+   * sandbox.clock.advance(10 * 60_000)
+   * await sandbox.settle()
+   */
+  async settle(): Promise<void> {
+    await this.ready
+    if (this.#dueEndings(this.clock.now()).length === 0) return
+    await this.#write(async () => {
+      for (const due of this.#dueEndings(this.clock.now())) {
+        if (due.kind === 'calls') {
+          const { call: ended, contact_email } = due.ending
+          const call = await this.db.update('calls', due.callId, ended)
+          const contact = this.db.get('contacts', call.contact_id)!
+          await this.db.update('contacts', contact.id, {
+            email: contact.email ?? contact_email,
+            updated_at: contact.updated_at > ended.ended_at ? contact.updated_at : ended.ended_at,
+          })
+        } else {
+          await this.db.insert(due.kind, due.record as never)
+        }
+      }
+    }, NOT_COUNTED)
+  }
+
+  /** What of the live calls' endings is due at `now`: calls to end, then leads and appointments to add. */
+  #dueEndings(now: number) {
+    const due: Array<{ kind: 'calls'; callId: string; ending: CallEnding } | { kind: 'leads' | 'appointments'; record: StoredLead | StoredAppointment }> = []
+    for (const [callId, ending] of this.db.endings()) {
+      const call = this.db.get('calls', callId)
+      if (!call) continue
+      const ends = call.ended_at === null
+      if (ends && Date.parse(ending.call.ended_at) > now) continue
+      if (ends) due.push({ kind: 'calls', callId, ending })
+      for (const [kind, record] of [['leads', ending.lead], ['appointments', ending.appointment]] as const) {
+        if (record && Date.parse(record.created_at) <= now && !this.db.get(kind, record.id)) due.push({ kind, record })
+      }
+    }
+    return due
+  }
+
+  /**
+   * One arrival of live mode: a caller rings and the call is in progress (or
+   * being forwarded); it ends, and its lead or appointment appears, as the
+   * clock goes on. A fixed clock moves on by the live interval first, so a
+   * live sandbox with a fixed clock runs in steps, the same every time.
+   *
+   * @example
+   * const { call } = await sandbox.liveTick()
+   */
+  async liveTick(): Promise<AddedCall> {
+    await this.ready
+    const { live, fixedClock } = this.#options
+    if (fixedClock && live !== undefined) this.clock.advance(live)
+    await this.settle()
+    const status = this.#arrivals.datatype.boolean(0.8) ? 'in-progress' : 'forwarding'
+    const organizations = this.organizations.filter((organization) => organization.calls > 0)
+    const organization = organizations.length > 0 ? this.#arrivals.helpers.arrayElement(organizations) : this.organization()
+    return this.addCall({ status, organization_id: organization.organization_id })
+  }
+
+  /** Stops live mode's arrivals; the server calls it when it closes. */
+  stop(): void {
+    clearInterval(this.#liveTimer)
+    this.#liveTimer = undefined
+  }
+
+  /** The clock as `GET /_sandbox/clock` shows it. */
+  clockState(): { now: string; mode: 'fixed' | 'running' } {
+    return { now: this.clock.iso(), mode: this.clock.fixed ? 'fixed' : 'running' }
+  }
+
+  /** What `GET /_sandbox/health` shows: the world, the clock, the journal. */
+  health() {
+    const { seed, scenario, live } = this.#options
+    return {
+      status: 'ok' as const,
+      seed,
+      scenario,
+      clock: this.clockState(),
+      records: { calls: this.db.count('calls'), contacts: this.db.count('contacts'), leads: this.db.count('leads'), appointments: this.db.count('appointments') },
+      journal: { entries: this.journal.size, capacity: this.journal.capacity },
+      live: { interval_ms: live ?? null },
+    }
   }
 
   /**

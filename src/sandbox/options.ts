@@ -1,6 +1,10 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
 import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
+import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
+import { parseLatency, type Latency } from './latency.js'
+import { parseRateLimit, type RateLimit } from './RateLimiter.js'
+import { scenarioNamed, sizedFor, type ScenarioName } from './scenarios.js'
 
 export interface SandboxOptions {
   /** Seed of the generated world; default 1. */
@@ -15,6 +19,20 @@ export interface SandboxOptions {
   organizations?: readonly OrganizationFixture[]
   /** Origin (and optional path) the handlers answer on, e.g. `https://api.example.com`; default any origin. */
   baseUrl?: string
+  /** A named world of `fixtures/scenarios.json`: `default`, `empty`, `busy` or `degraded`. Other options win over the scenario's. */
+  scenario?: ScenarioName
+  /** Added to every API answer: milliseconds (`250`), a range (`'100-400'`) or `{ min, max }`. */
+  latency?: number | string | Latency
+  /** Fraction (0 to 1) of API requests answered with a 500 or 503, drawn from the seed. */
+  errorRate?: number
+  /** Requests per key and window, such as `'60/min'` or `{ limit: 60, windowMs: 60_000 }`; default none. */
+  rateLimit?: string | RateLimit
+  /** How many requests the journal keeps, newest first; default 1,000. */
+  journalSize?: number
+  /** When set, `/_sandbox/` answers only `Authorization: Bearer <adminToken>`. */
+  adminToken?: string
+  /** Live mode: a caller rings every interval (`true`: 30 s; milliseconds; or `'10s'`, `'2m'`, `'500ms'`). */
+  live?: boolean | number | string
 }
 
 export interface ResolvedOptions {
@@ -26,6 +44,14 @@ export interface ResolvedOptions {
   organizations: OrganizationFixture[]
   /** Without a trailing slash. */
   baseUrl: string | undefined
+  scenario: ScenarioName
+  latency: Latency | undefined
+  errorRate: number
+  rateLimit: RateLimit | undefined
+  journalSize: number
+  adminToken: string | undefined
+  /** Live mode's interval in milliseconds; undefined when off. */
+  live: number | undefined
 }
 
 const Organizations = z
@@ -54,9 +80,10 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const seed = options.seed ?? 1
   if (!Number.isSafeInteger(seed) || seed < 0) throw new TypeError(`seed must be a non-negative integer; got ${String(options.seed)}.`)
   const now = options.now === undefined ? Date.now() : toEpochMs(options.now)
+  const scenario = scenarioNamed(options.scenario ?? 'default')
   const parsed = Organizations.safeParse(options.organizations ?? defaultOrganizations)
   if (!parsed.success) throw new TypeError(`organizations are invalid:\n${z.prettifyError(parsed.error)}`)
-  const organizations = parsed.data
+  const organizations = sizedFor(scenario, parsed.data)
   if (options.calls !== undefined) {
     if (!Number.isSafeInteger(options.calls) || options.calls < 0 || options.calls > 1_000_000) {
       throw new TypeError(`calls must be an integer from 0 to 1,000,000; got ${String(options.calls)}.`)
@@ -65,7 +92,45 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   }
   const clock = options.clock ?? (options.now === undefined ? 'running' : 'fixed')
   if (clock !== 'fixed' && clock !== 'running') throw new TypeError(`clock must be "fixed" or "running"; got ${String(clock)}.`)
-  return { seed, now, fixedClock: clock === 'fixed', organizations, baseUrl: normalizeBaseUrl(options.baseUrl) }
+  const latency = options.latency ?? scenario.latency
+  const errorRate = options.errorRate ?? scenario.error_rate ?? 0
+  if (typeof errorRate !== 'number' || !(errorRate >= 0 && errorRate <= 1)) throw new TypeError(`errorRate must be a number from 0 to 1; got ${String(errorRate)}.`)
+  const { adminToken } = options
+  if (adminToken !== undefined && (typeof adminToken !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(adminToken))) {
+    throw new TypeError('adminToken must be 8 to 200 visible ASCII characters, without spaces.')
+  }
+  return {
+    seed,
+    now,
+    fixedClock: clock === 'fixed',
+    organizations,
+    baseUrl: normalizeBaseUrl(options.baseUrl),
+    scenario: (options.scenario ?? 'default') as ScenarioName,
+    latency: latency === undefined ? undefined : parseLatency(latency),
+    errorRate,
+    rateLimit: options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit),
+    journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+    adminToken,
+    live: parseInterval(options.live),
+  }
+}
+
+const DEFAULT_LIVE_INTERVAL_MS = 30_000
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000 }
+
+/**
+ * Live mode's interval: `true` is 30 s; a number is milliseconds; a string
+ * is `500ms`, `10s`, `2m` or milliseconds. From 100 ms to an hour.
+ */
+export function parseInterval(live: boolean | number | string | undefined): number | undefined {
+  if (live === undefined || live === false) return undefined
+  if (live === true) return DEFAULT_LIVE_INTERVAL_MS
+  const match = typeof live === 'string' ? /^(\d{1,7})(ms|s|m|min)?$/.exec(live.trim()) : undefined
+  const ms = typeof live === 'number' ? live : match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : NaN
+  if (!Number.isSafeInteger(ms) || ms < 100 || ms > 3_600_000) {
+    throw new TypeError(`live must be an interval from 100 ms to an hour, such as 30s, 2m or 5000; got ${JSON.stringify(live)}.`)
+  }
+  return ms
 }
 
 function toEpochMs(now: string | number | Date): number {

@@ -32,6 +32,7 @@ export const ErrorCode = z.enum([
   'validation_failed',
   'rate_limited',
   'internal_error',
+  'service_unavailable',
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 

@@ -2,7 +2,10 @@
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { parseInstant } from '../schemas/index.js'
-import { parseLatency } from './latency.js'
+import { parseLatency } from '../sandbox/latency.js'
+import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
+import { parseRateLimit } from '../sandbox/RateLimiter.js'
+import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { startServer } from './startServer.js'
 
 const program = new Command()
@@ -15,7 +18,13 @@ const program = new Command()
   .option('--calls <count>', 'calls of the first organization (default: 300)', integer(0, 1_000_000))
   .option('--organizations <file>', 'JSON file of organizations and keys, shaped like fixtures/organizations.json', json)
   .option('--data <file>', 'keep what is written (contacts, calls) in this file across restarts; a reset empties it')
-  .option('--latency <ms>', 'added latency per API request: 250, or a range 100-400', latency)
+  .addOption(new Option('--scenario <name>', 'a named world: default, empty, busy (5,000 calls), degraded (slow and flaky)').choices(SCENARIO_NAMES))
+  .option('--latency <ms>', 'added latency per API request: 250, or a range 100-400', checked(parseLatency))
+  .option('--error-rate <fraction>', 'answer this fraction of API requests (0 to 1) with a 500 or 503, drawn from the seed', fraction)
+  .option('--rate-limit <n/window>', 'requests per key, such as 60/min, 5/s or 1000/h; X-RateLimit-* headers on every answer', checked(parseRateLimit))
+  .option('--live [interval]', 'a caller rings every interval (default 30s; e.g. 10s, 2m)', checked(parseInterval))
+  .option('--admin-token <token>', 'the token /_sandbox/ wants (Authorization: Bearer); required when --host is not loopback')
+  .option('--journal-size <n>', 'requests the journal keeps (default 1000)', integer(1, 1_000_000))
   .option('-q, --quiet', 'no request log')
   .addHelpText(
     'after',
@@ -23,7 +32,12 @@ const program = new Command()
 Examples:
   call-sandbox                          http://127.0.0.1:4010, seed 1
   call-sandbox --port 8080 --seed 7 --now 2026-11-20T12:00:00Z
-  curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/v1/calls?limit=2`,
+  call-sandbox --scenario degraded --rate-limit 60/min
+  call-sandbox --live 10s --data ./sandbox-data.json
+  call-sandbox --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"
+  curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/v1/calls?limit=2
+  curl -X POST http://127.0.0.1:4010/_sandbox/calls        (simulate an inbound call)
+  open http://127.0.0.1:4010/docs                          (the API reference)`,
   )
 
 const options = program.parse().opts<{
@@ -34,7 +48,13 @@ const options = program.parse().opts<{
   calls?: number
   organizations?: unknown
   data?: string
+  scenario?: (typeof SCENARIO_NAMES)[number]
   latency?: ReturnType<typeof parseLatency>
+  errorRate?: number
+  rateLimit?: ReturnType<typeof parseRateLimit>
+  live?: number
+  adminToken?: string
+  journalSize?: number
   quiet?: boolean
 }>()
 
@@ -45,10 +65,11 @@ try {
   const width = Math.max(...sandbox.apiKeys.map(({ key }) => key.length))
   const lines = [
     `call-sandbox listening on ${running.url} (seed ${sandbox.options.seed}, ${sandbox.db.count('calls')} calls, ready in ${Math.round(performance.now() - started)} ms)`,
-    `clock: ${sandbox.clock.iso()}${sandbox.options.fixedClock ? ' (stopped)' : ''}`,
+    `clock: ${sandbox.clock.iso()}${sandbox.options.fixedClock ? ' (stopped)' : ''}; scenario: ${sandbox.options.scenario}${describeFaults(sandbox.options)}`,
     'API keys (Authorization: Bearer <key>):',
     ...sandbox.apiKeys.map(({ key, organization, scopes }) => `  ${key.padEnd(width)}  ${organization.organization_name}: ${scopes.join(', ')}`),
     `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" ${running.url}/v1/calls?limit=2`,
+    `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
   ]
   console.log(lines.join('\n'))
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -87,12 +108,31 @@ function json(file: string): unknown {
   }
 }
 
-function latency(text: string) {
-  try {
-    return parseLatency(text)
-  } catch (error) {
-    throw new InvalidArgumentError(describe(error))
+/** An option's parser whose errors commander shows as the option's own. */
+function checked<T>(parse: (text: string) => T) {
+  return (text: string): T => {
+    try {
+      return parse(text)
+    } catch (error) {
+      throw new InvalidArgumentError(describe(error))
+    }
   }
+}
+
+function fraction(text: string): number {
+  const value = Number(text)
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(text) || value > 1) throw new InvalidArgumentError('expected a number from 0 to 1, such as 0.1.')
+  return value
+}
+
+function describeFaults({ latency, errorRate, rateLimit, live }: ResolvedOptions): string {
+  const faults = [
+    latency && `latency ${latency.min === latency.max ? latency.min : `${latency.min}-${latency.max}`} ms`,
+    errorRate > 0 && `error rate ${errorRate}`,
+    rateLimit && `rate limit ${rateLimit.limit} per ${rateLimit.windowMs / 1_000} s`,
+    live !== undefined && `a live call every ${live / 1_000} s`,
+  ].filter(Boolean)
+  return faults.length > 0 ? `; ${faults.join(', ')}` : ''
 }
 
 function describe(error: unknown): string {

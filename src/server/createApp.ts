@@ -2,23 +2,31 @@ import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
 import morgan from 'morgan'
+import swaggerUi from 'swagger-ui-express'
+import { DOCUMENT_PATH } from '../control/answerControl.js'
 import { ApiError } from '../http/ApiError.js'
-import { errorResponse, methodOutsideFetch, unexpected } from '../http/pipeline.js'
+import { isSandboxPath, methodOutsideFetch } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
+import { errorResponse, unexpected } from '../http/respond.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import type { Latency } from './latency.js'
 
 export interface AppOptions {
   /** No request log. */
   quiet?: boolean
-  /** Added to every answer under `/v1/`. */
-  latency?: Latency
   /** Where the request log goes; default stdout. */
   log?: (line: string) => void
 }
 
 /** Headers a browser app on another origin may read. */
-const EXPOSED_HEADERS = ['X-Request-Id', 'Location', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
+const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'Location',
+  'Retry-After',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Preference-Applied',
+]
 
 /**
  * The standalone server: the sandbox's MSW handlers behind Express, with
@@ -43,16 +51,14 @@ export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
   app.use((request, response, next) =>
     (request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined ? headersOnly : preflight)(request, response, next),
   )
-  if (options.latency) {
-    const latency = options.latency
-    app.use('/v1', (_request, _response, next) => void setTimeout(next, latency.next()))
-  }
+  // The interactive API reference, with its assets served from here: it works offline.
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { customSiteTitle: 'call-sandbox API', swaggerOptions: { url: DOCUMENT_PATH, persistAuthorization: true } }))
   // The middleware is CommonJS and types handlers with msw's CommonJS declarations; they are the same objects.
   const handlers = createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>))
   app.use((request, response, next) => {
-    // @note Only API paths go through MSW: the middleware turns every request
-    // body into a web stream, and a body nobody reads then stalls its client.
-    if (request.path !== '/v1' && !request.path.startsWith('/v1/')) return next()
+    // @note Only the sandbox's paths go through MSW: the middleware turns every
+    // request body into a web stream, and a body nobody reads then stalls its client.
+    if (!isSandboxPath(request.path)) return next()
     if (OUTSIDE_FETCH.has(request.method)) return void send(response, methodOutsideFetch(sandbox, request.method, request.path))
     if (!hasValidHost(request)) {
       const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })
@@ -62,7 +68,10 @@ export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
     return handlers(request, response, next)
   })
   app.use((request, response) => {
-    const error = new ApiError('not_found', `No endpoint at ${request.path}. The API is under /v1/, e.g. GET /v1/calls.`)
+    const error = new ApiError(
+      'not_found',
+      `No endpoint at ${request.path}. The API is under /v1/ (e.g. GET /v1/calls), the sandbox's controls under /_sandbox/, the reference at /docs.`,
+    )
     void send(response, errorResponse(sandbox, newRequestId(), error))
   })
   const onError: ErrorRequestHandler = (error, _request, response, _next) => {

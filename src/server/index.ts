@@ -1,5 +1,4 @@
 export * from '../index.js'
 export { createApp, type AppOptions } from './createApp.js'
-export { parseLatency, type Latency } from './latency.js'
 export { DataFileError, readDataFile, writeDataFile } from './dataFile.js'
 export { startServer, type RunningServer, type ServerOptions } from './startServer.js'

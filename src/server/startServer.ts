@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net'
 import { createSandbox, type Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { ApiError } from '../http/ApiError.js'
-import { errorResponse, methodOutsideFetch } from '../http/pipeline.js'
+import { methodOutsideFetch } from '../http/pipeline.js'
+import { errorResponse } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
 import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './dataFile.js'
@@ -38,7 +39,12 @@ export interface RunningServer {
  * const { url, close } = await startServer({ port: 0, quiet: true })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 4010, host = '127.0.0.1', quiet, latency, log, data, ...sandboxOptions } = options
+  const { port = 4010, host = '127.0.0.1', quiet, log, data, ...sandboxOptions } = options
+  if (!isLoopback(host) && sandboxOptions.adminToken === undefined) {
+    throw new Error(
+      `bound to ${host}, which is not loopback, the control plane would let anyone on the network reset the sandbox: give an admin token (--admin-token), or bind 127.0.0.1.`,
+    )
+  }
   const saved = data === undefined ? undefined : readDataFile(data)
   // A saved world is seeded again as it was: at the same instant, with the same clock.
   const sandbox = createSandbox(saved ? { ...sandboxOptions, now: sandboxOptions.now ?? saved.seeded_at, clock: saved.clock } : sandboxOptions)
@@ -58,7 +64,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       }
     })
   }
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, createApp(sandbox, { quiet, latency, log }))
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, createApp(sandbox, { quiet, log }))
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => void answerUnreadable(sandbox, error, socket))
   // Node hands CONNECT to this event, never to the app.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => void writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')))
@@ -81,6 +87,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     close: () =>
       new Promise<void>((resolve, reject) => {
         closing = true
+        sandbox.stop()
         server.close((error) => (error ? reject(error) : resolve()))
         server.closeIdleConnections()
         // @note Requests still running get five seconds; then their connections go too.
@@ -109,4 +116,9 @@ async function writeAndClose(socket: Duplex, answer: Response): Promise<void> {
   const headers = [...answer.headers].map(([name, value]) => `${name}: ${value}\r\n`).join('')
   const status = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n`
   socket.end(`${status}${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+}
+
+/** Whether a host to bind is loopback only: 127.0.0.0/8, ::1, localhost. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host)
 }

@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import type { CallWithConversation, StoredAppointment, StoredContact, StoredLead } from '../data/records.js'
+import type { CallEnding, CallWithConversation, StoredAppointment, StoredContact, StoredLead } from '../data/records.js'
 import {
   LIVE_CALL_STATUSES,
   type AppointmentStatus,
@@ -7,7 +7,7 @@ import {
   type LeadStatus,
   type TransferStatus,
 } from '../schemas/index.js'
-import { fill, speak, type Slots } from './conversation.js'
+import { fill, speak, type Conversation, type Slots } from './conversation.js'
 import { callScripts, type BusinessType, type OrganizationFixture, type Reason, type ScriptLine } from './fixtures.js'
 import { iso } from './iso.js'
 import { uuid, weighted } from './random.js'
@@ -127,6 +127,8 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     updated_at: laterOf(contact.updated_at, iso(Math.min(endedAt ?? startedAt, input.now))),
   }
 
+  if (live) call.ending = tellEnding(context, { call, contact: updatedContact, reason, slots, conversation, livePlan: plan, appointmentSlot, now: input.now })
+
   const story: CallStory = { call, contact: updatedContact }
   if (plan.creates.includes('lead') && wrapUp <= input.now) {
     story.lead = makeLead(context, { call, contact: updatedContact, reason, slots, createdAt: wrapUp, now: input.now })
@@ -147,7 +149,6 @@ interface ConversationPlan {
 /** Which words are said, depending on how the call goes. */
 function planConversation(context: StoryContext, status: CallStatus, reason: Reason, ending?: Ending): ConversationPlan {
   const { faker, business } = context
-  const opening = reason.script.slice(0, Math.max(2, Math.ceil(reason.script.length / 2)))
   switch (status) {
     case 'blocked': {
       const spam = faker.helpers.arrayElement(callScripts.blocked)
@@ -163,35 +164,95 @@ function planConversation(context: StoryContext, status: CallStatus, reason: Rea
     }
     case 'forwarding':
       return {
-        lines: [...opening, ...business.handoff],
+        lines: [...openingOf(reason), ...business.handoff],
         summary: `{caller_name} called about ${reason.label} and asked to speak with a staff member; the call is being transferred.`,
         transfer: 'initiated',
         creates: [],
       }
-    case 'completed': {
-      ending ??= weighted(faker, [
-        ['handled', 90],
-        ['transferred', 7],
-        ['transfer_failed', 3],
-      ] as const)
-      if (ending === 'transferred') {
-        return {
-          lines: [...opening, ...business.handoff, ...faker.helpers.arrayElement(callScripts.transfer_completed)],
-          summary: `{caller_name} called about ${reason.label} and was transferred to a staff member.`,
-          transfer: 'completed',
-          creates: [],
-        }
-      }
-      if (ending === 'transfer_failed') {
-        return {
-          lines: [...opening, ...business.handoff, ...faker.helpers.arrayElement(callScripts.transfer_failed)],
-          summary: `{caller_name} called about ${reason.label} and asked for a staff member; nobody was available, so the assistant took a message for a call back.`,
-          transfer: 'failed',
-          creates: [],
-        }
-      }
-      return { lines: reason.script, summary: faker.helpers.arrayElement(reason.summary), transfer: null, creates: reason.creates }
+    case 'completed':
+      return completedPlan(context, reason, ending)
+  }
+}
+
+/** How a completed call goes: handled by the assistant (mostly), or handed to staff. */
+function completedPlan(context: StoryContext, reason: Reason, ending?: Ending): ConversationPlan {
+  const { faker, business } = context
+  const opening = openingOf(reason)
+  ending ??= weighted(faker, [
+    ['handled', 90],
+    ['transferred', 7],
+    ['transfer_failed', 3],
+  ] as const)
+  if (ending === 'transferred') {
+    return {
+      lines: [...opening, ...business.handoff, ...faker.helpers.arrayElement(callScripts.transfer_completed)],
+      summary: `{caller_name} called about ${reason.label} and was transferred to a staff member.`,
+      transfer: 'completed',
+      creates: [],
     }
+  }
+  if (ending === 'transfer_failed') {
+    return {
+      lines: [...opening, ...business.handoff, ...faker.helpers.arrayElement(callScripts.transfer_failed)],
+      summary: `{caller_name} called about ${reason.label} and asked for a staff member; nobody was available, so the assistant took a message for a call back.`,
+      transfer: 'failed',
+      creates: [],
+    }
+  }
+  return { lines: reason.script, summary: faker.helpers.arrayElement(reason.summary), transfer: null, creates: reason.creates }
+}
+
+/** The first half of a reason's script: what is said before a caller asks for staff. */
+function openingOf(reason: Reason): readonly ScriptLine[] {
+  return reason.script.slice(0, Math.max(2, Math.ceil(reason.script.length / 2)))
+}
+
+interface EndingInput {
+  call: CallWithConversation
+  contact: StoredContact
+  reason: Reason
+  slots: Slots
+  conversation: Conversation
+  livePlan: ConversationPlan
+  appointmentSlot: AppointmentSlot | undefined
+  now: number
+}
+
+/**
+ * How a live call will end: an in-progress call goes on to its end and is
+ * handled by the assistant; a forwarding call is picked up by staff, or
+ * nobody answers and the assistant takes a message. What is still to be
+ * said is spoken after `now`, so the call is live until then.
+ */
+function tellEnding(context: StoryContext, { call, contact, reason, slots, conversation, livePlan, appointmentSlot, now }: EndingInput): CallEnding {
+  const { faker } = context
+  const ending: Ending = call.status === 'forwarding' ? weighted(faker, [['transferred', 70], ['transfer_failed', 30]] as const) : 'handled'
+  const plan = completedPlan(context, reason, ending)
+  const rest = speak(faker, plan.lines.slice(livePlan.lines.length), slots, Math.max(conversation.end, now) + faker.number.int({ min: 3_000, max: 15_000 }))
+  const startedAt = Date.parse(call.started_at)
+  const endedAt = startedAt + Math.ceil((rest.end + faker.number.int({ min: 1_000, max: 4_000 }) - startedAt) / 1_000) * 1_000
+  const summary = fill(plan.summary, slots)
+  const ended = {
+    status: 'completed' as const,
+    transfer_status: plan.transfer,
+    summary,
+    transcript: [call.transcript, rest.transcript].join('\n'),
+    ended_at: iso(endedAt),
+    duration_seconds: (endedAt - startedAt) / 1_000,
+  }
+  const email = plan.creates.length > 0 && contact.email === null ? emailFor(faker, call.caller_name) : contact.email
+  const wrapUp = endedAt + faker.number.int({ min: 2_000, max: 30_000 })
+  const endedCall = { ...call, ...ended }
+  const withEmail = { ...contact, email: email }
+  return {
+    call: ended,
+    message_times: [...conversation.times, ...rest.times],
+    contact_email: email,
+    ...(plan.creates.includes('lead') && { lead: makeLead(context, { call: endedCall, contact: withEmail, reason, slots, createdAt: wrapUp, now: wrapUp }) }),
+    ...(appointmentSlot &&
+      plan.creates.includes('appointment') && {
+        appointment: makeAppointment(context, { call: endedCall, contact: withEmail, slot: appointmentSlot, createdAt: wrapUp, now: wrapUp }),
+      }),
   }
 }
 

@@ -1,0 +1,18 @@
+import { setupWorker, type SetupWorker } from 'msw/browser'
+import { createSandbox, type Sandbox } from '../sandbox/Sandbox.js'
+import type { SandboxOptions } from '../sandbox/options.js'
+
+/**
+ * A sandbox wired into MSW's `setupWorker`, for a frontend dev server: the
+ * app's own `fetch` reaches the sandbox through a service worker, with the
+ * same handlers, options and data as in a test run or the standalone server.
+ * The app's public folder needs `mockServiceWorker.js` (`npx msw init public --save`).
+ *
+ * @example
+ * const { worker } = setupSandboxWorker({ seed: 1, now: '2026-11-20T12:00:00Z' })
+ * await worker.start({ onUnhandledRequest: 'bypass' })
+ */
+export function setupSandboxWorker(options?: SandboxOptions): { worker: SetupWorker; sandbox: Sandbox } {
+  const sandbox = createSandbox(options)
+  return { worker: setupWorker(...sandbox.handlers), sandbox }
+}

@@ -1,0 +1,150 @@
+import { z } from 'zod'
+import { ApiError } from '../http/ApiError.js'
+import { toCallWithMessages } from '../http/resources.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import { businessTypes } from '../world/fixtures.js'
+import {
+  ClockRequest,
+  ClockState,
+  Health,
+  JournalEntry,
+  KeyUsage,
+  parseInstant,
+  CallWithMessages,
+  RecordEnvelope,
+  ResetRequest,
+  ScenarioInfo,
+  SimulateCallRequest,
+  type FieldError,
+} from '../schemas/index.js'
+import { scenarios, SCENARIO_NAMES } from '../sandbox/scenarios.js'
+import { routes } from '../http/routes.js'
+import type { ControlRoute } from './ControlRoute.js'
+
+const NoQuery = z.object({})
+
+/** A simulated call's organization and reason must exist: 422 naming the field otherwise. */
+function checkedAgainst(sandbox: Sandbox, body: SimulateCallRequest): SimulateCallRequest {
+  const details: FieldError[] = []
+  const organization = sandbox.organizations.find(({ organization_id }) => organization_id === (body.organization_id ?? sandbox.organization().organization_id))
+  if (!organization) {
+    const known = sandbox.organizations.map(({ organization_id }) => organization_id).join(', ')
+    details.push({ field: 'organization_id', code: 'invalid_format', message: `organization_id must be one of the sandbox's organizations: ${known}` })
+  } else if (body.reason !== undefined) {
+    const reasons = businessTypes.get(organization.business_type)!.reasons.map(({ id }) => id)
+    if (!reasons.includes(body.reason)) {
+      details.push({ field: 'reason', code: 'invalid_format', message: `reason must be one of ${organization.business_type}'s: ${reasons.join(', ')}` })
+    }
+  }
+  if (details.length > 0) throw new ApiError('validation_failed', `The body has a bad field: ${details.map(({ message }) => message).join('; ')}.`, { details })
+  return body
+}
+const DataEnvelope = (data: z.ZodType) => RecordEnvelope(data)
+
+/** The control plane, under `/_sandbox/`: what a test or a developer does to the sandbox itself. */
+export const controlRoutes: readonly ControlRoute[] = [
+  {
+    method: 'GET',
+    path: '/_sandbox/health',
+    summary: 'Health of the sandbox',
+    description: 'Whether the sandbox is up, with its seed, scenario, clock and record counts.',
+    query: NoQuery,
+    response: DataEnvelope(Health),
+    answer: ({ sandbox }) => ({ body: { data: sandbox.health() } }),
+  },
+  {
+    method: 'POST',
+    path: '/_sandbox/reset',
+    summary: 'Reset to the seeded world',
+    description:
+      'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report and the rate limits. `{"scenario": "empty"}` seeds that scenario instead.',
+    query: NoQuery,
+    body: ResetRequest,
+    response: DataEnvelope(Health),
+    answer: async ({ sandbox, body }) => {
+      await sandbox.reset(body as z.infer<typeof ResetRequest>)
+      return { body: { data: sandbox.health() } }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/_sandbox/requests',
+    summary: 'The request journal',
+    description: `The newest API requests and their answers, newest first (at most the journal's size, 1,000 by default). Requests to /_sandbox/ and /openapi.json are not in it.`,
+    query: z.object({
+      limit: z
+        .string()
+        .regex(/^\d{1,7}$/, { error: 'limit must be a positive integer.' })
+        .transform(Number)
+        .pipe(z.int().min(1, { error: 'limit must be a positive integer.' }))
+        .optional(),
+    }),
+    response: DataEnvelope(z.array(JournalEntry)),
+    answer: ({ sandbox, query }) => ({ body: { data: sandbox.journal.entries(query.limit as number | undefined) } }),
+  },
+  {
+    method: 'GET',
+    path: '/_sandbox/usage',
+    summary: 'Usage report per key',
+    description:
+      'Per key since the last reset: the endpoints, parameters and statuses it used, the endpoints it never touched, and the scopes it needed: the least-privilege set for the integration.',
+    query: NoQuery,
+    response: DataEnvelope(z.array(KeyUsage)),
+    answer: ({ sandbox }) => ({ body: { data: sandbox.usage.report(routes) } }),
+  },
+  {
+    method: 'POST',
+    path: '/_sandbox/calls',
+    summary: 'Simulate an inbound call',
+    description:
+      'A caller rings: the call is told from the fixtures and stored, the contact made or updated, and a lead or an appointment follows when the conversation brings one. `{}` is a random caller of the first organization with a completed call; `in-progress` and `forwarding` calls end when the clock reaches their end.',
+    query: NoQuery,
+    body: SimulateCallRequest,
+    status: 201,
+    response: RecordEnvelope(CallWithMessages),
+    answer: async ({ sandbox, body }) => {
+      const { call } = await sandbox.addCall(checkedAgainst(sandbox, body as SimulateCallRequest))
+      return {
+        status: 201,
+        body: { data: toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()) },
+        headers: { Location: `/v1/calls/${call.id}` },
+      }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/_sandbox/clock',
+    summary: 'Read the clock',
+    description: 'The sandbox time: new records and meta.timestamp read it, and live calls end by it.',
+    query: NoQuery,
+    response: DataEnvelope(ClockState),
+    answer: ({ sandbox }) => ({ body: { data: sandbox.clockState() } }),
+  },
+  {
+    method: 'POST',
+    path: '/_sandbox/clock',
+    summary: 'Set or move the clock',
+    description: '`{"now": "2026-11-21T09:00:00Z"}` sets it; `{"advance_seconds": 900}` moves it on (negative: back). Live calls whose end has come end.',
+    query: NoQuery,
+    body: ClockRequest,
+    response: DataEnvelope(ClockState),
+    answer: async ({ sandbox, body }) => {
+      const { now, advance_seconds } = body as z.infer<typeof ClockRequest>
+      if (now !== undefined) sandbox.clock.set(parseInstant(now)!)
+      else sandbox.clock.advance(advance_seconds! * 1_000)
+      await sandbox.settle()
+      return { body: { data: sandbox.clockState() } }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/_sandbox/scenarios',
+    summary: 'The scenarios',
+    description: 'The named worlds `POST /_sandbox/reset` can seed, and which one is in use.',
+    query: NoQuery,
+    response: DataEnvelope(z.array(ScenarioInfo)),
+    answer: ({ sandbox }) => ({
+      body: { data: SCENARIO_NAMES.map((name) => ({ name, description: scenarios[name].description, current: name === sandbox.options.scenario })) },
+    }),
+  },
+]

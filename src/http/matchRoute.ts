@@ -1,0 +1,57 @@
+import { ApiError } from './ApiError.js'
+
+/** What route matching needs of a route: its method and its path pattern, like `/v1/calls/:call_id`. */
+export interface Matchable {
+  method: string
+  path: string
+}
+
+/**
+ * The route for a path and method: 404 when no route has the path, 405
+ * (with `Allow`) when none of those has the method.
+ *
+ * @example
+ * const { route, pathValues } = matchRoute(routes, 'GET', '/v1/calls/3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f')
+ */
+export function matchRoute<R extends Matchable>(routes: readonly R[], method: string, path: string): { route: R; pathValues: Record<string, string> } {
+  const segments = path.split('/')
+  const matches = routes.flatMap((route) => {
+    const pathValues = matchPath(route.path, segments)
+    return pathValues ? [{ route, pathValues }] : []
+  })
+  if (matches.length === 0) {
+    const endpoints = routes.map((route) => `${route.method} ${route.path}`).join(', ')
+    throw new ApiError('not_found', `No endpoint at ${path}. The endpoints are: ${endpoints}.`)
+  }
+  const match = matches.find(({ route }) => route.method === method)
+  if (!match) {
+    const allowed = matches.map(({ route }) => route.method).join(', ')
+    throw new ApiError('method_not_allowed', `${path} does not take ${method}; it takes ${allowed}.`, { headers: { Allow: allowed } })
+  }
+  return match
+}
+
+function matchPath(pattern: string, segments: string[]): Record<string, string> | undefined {
+  const parts = pattern.split('/')
+  if (parts.length !== segments.length) return undefined
+  const values: Record<string, string> = {}
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    const segment = segments[i]!
+    if (part.startsWith(':')) {
+      if (segment === '') return undefined
+      values[part.slice(1)] = safeDecode(segment)
+    } else if (part !== segment) {
+      return undefined
+    }
+  }
+  return values
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}

@@ -1,0 +1,102 @@
+import { MAX_LATENCY_MS } from '../sandbox/latency.js'
+import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
+import { ApiError } from './ApiError.js'
+import type { Route } from './Route.js'
+
+/** What a request asked for with `Prefer` (RFC 7240), and how to say it was applied. */
+export interface Preferences {
+  /** Answer with this status's error instead. */
+  code?: number
+  /** Wait this many milliseconds before answering. */
+  delay?: number
+  /** For the `Preference-Applied` header. */
+  applied: string[]
+}
+
+/** The statuses `Prefer: code=` can ask for: those of the contract's error table, and 503. */
+export const FORCEABLE_STATUSES = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503] as const
+
+/**
+ * Reads `Prefer: code=<status>` and `Prefer: delay=<ms>`, in one header or
+ * several (`Prefer: code=429, delay=200`). Other preferences are ignored, as
+ * RFC 7240 asks; a bad value of these two is a 400 naming `Prefer`.
+ *
+ * @example
+ * parsePrefer('code=503, delay=1500', route) // { code: 503, delay: 1500, applied: ['code=503', 'delay=1500'] }
+ */
+export function parsePrefer(header: string | null, route: Route): Preferences {
+  const preferences: Preferences = { applied: [] }
+  if (header === null) return preferences
+  for (const part of header.split(',')) {
+    const [token = '', ...rest] = part.split(';')[0]!.split('=')
+    const name = token.trim().toLowerCase()
+    if (name !== 'code' && name !== 'delay') continue
+    const raw = rest.join('=').trim().replace(/^"(.*)"$/, '$1')
+    if (name === 'code' && preferences.code === undefined) {
+      const code = Number(raw)
+      const forceable = (FORCEABLE_STATUSES as readonly number[]).includes(code)
+      if (!/^\d{3}$/.test(raw) || !(forceable || code === successStatusOf(route))) {
+        throw preferProblem(`Prefer: code= takes ${successStatusOf(route)} or an error status: ${FORCEABLE_STATUSES.join(', ')}; got "${raw}".`)
+      }
+      preferences.code = code
+      preferences.applied.push(`code=${code}`)
+    } else if (name === 'delay' && preferences.delay === undefined) {
+      if (!/^\d{1,5}$/.test(raw) || Number(raw) > MAX_LATENCY_MS) {
+        throw preferProblem(`Prefer: delay= takes milliseconds from 0 to ${MAX_LATENCY_MS.toLocaleString('en-US')}; got "${raw}".`)
+      }
+      preferences.delay = Number(raw)
+      preferences.applied.push(`delay=${preferences.delay}`)
+    }
+  }
+  return preferences
+}
+
+/** The status a route answers with when all goes well. */
+export function successStatusOf(route: Route): number {
+  return route.status ?? 200
+}
+
+function preferProblem(message: string): ApiError {
+  return new ApiError('invalid_parameter', message, { param: 'Prefer' })
+}
+
+/**
+ * The error a status stands for, as the route would give it, for
+ * `Prefer: code=` and for the simulated failures of `errorRate`.
+ *
+ * @example
+ * forcedError(503, { sandbox, route, apiKey }).status // 503
+ */
+export function forcedError(status: number, { sandbox, route, apiKey }: { sandbox: Sandbox; route: Route; apiKey: ApiKey }): ApiError {
+  const asked = `The sandbox answers ${status} because it was asked to (Prefer: code=${status}, or a simulated failure).`
+  switch (status) {
+    case 400:
+      return new ApiError('invalid_parameter', asked)
+    case 401:
+      return new ApiError('unauthorized', asked, { headers: { 'WWW-Authenticate': 'Bearer' } })
+    case 403:
+      return new ApiError('insufficient_scope', asked, { details: { required_scope: route.scope, key_scopes: [...apiKey.scopes] } })
+    case 404:
+      return new ApiError('not_found', asked)
+    case 405:
+      return new ApiError('method_not_allowed', asked, { headers: { Allow: route.method } })
+    case 409: {
+      const newest = sandbox.db.page('contacts', apiKey.organization.organization_id, { limit: 1 }).records[0]
+      return new ApiError('contact_exists', asked, { details: { contact_id: newest?.id ?? null } })
+    }
+    case 413:
+      return new ApiError('payload_too_large', asked)
+    case 415:
+      return new ApiError('unsupported_media_type', asked)
+    case 422:
+      return new ApiError('validation_failed', asked, {
+        details: [{ field: 'phone', code: 'invalid_format', message: 'phone must be an E.164 phone number such as +14155550123' }],
+      })
+    case 429:
+      return new ApiError('rate_limited', asked, { headers: { 'Retry-After': '1' } })
+    case 503:
+      return new ApiError('service_unavailable', asked, { headers: { 'Retry-After': '1' } })
+    default:
+      return new ApiError('internal_error', asked)
+  }
+}

@@ -1,0 +1,49 @@
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import { ApiError } from './ApiError.js'
+
+/**
+ * A JSON answer with `meta` (the request id and the sandbox clock) and the
+ * headers every answer carries.
+ *
+ * @example
+ * respond(sandbox, requestId, 200, { data: { status: 'ok' } })
+ */
+export function respond(sandbox: Sandbox, requestId: string, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
+  const meta = { request_id: requestId, timestamp: sandbox.clock.iso() }
+  return new Response(JSON.stringify({ ...body, meta }), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers },
+  })
+}
+
+/**
+ * An error in the contract's envelope.
+ *
+ * @example
+ * errorResponse(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.'))
+ */
+export function errorResponse(sandbox: Sandbox, requestId: string, error: ApiError, extraHeaders: Record<string, string> = {}): Response {
+  const { param, details, headers } = error.init
+  const body = {
+    error: { type: error.type, code: error.code, message: error.message, ...(param !== undefined && { param }), ...(details && { details }) },
+  }
+  return respond(sandbox, requestId, error.status, body, { ...headers, ...extraHeaders })
+}
+
+/** An `ApiError` as it is, anything else as a logged 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error
+  console.error('[call-sandbox] unexpected error while answering a request:', error)
+  return unexpected(error)
+}
+
+/**
+ * 500 `internal_error`, for a failure of the sandbox itself.
+ *
+ * @example
+ * errorResponse(sandbox, newRequestId(), unexpected(error))
+ */
+export function unexpected(error: unknown): ApiError {
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '')
+  return new ApiError('internal_error', `The sandbox failed unexpectedly: ${reason}.`)
+}

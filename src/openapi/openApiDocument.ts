@@ -1,0 +1,195 @@
+import { z } from 'zod'
+import type { ControlRoute } from '../control/ControlRoute.js'
+import { controlRoutes } from '../control/controlRoutes.js'
+import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
+import type { Route } from '../http/Route.js'
+import { routes } from '../http/routes.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import { Appointment, Call, CallWithMessages, Contact, ErrorEnvelope, Lead, Meta, Organization } from '../schemas/index.js'
+
+/*
+ * The OpenAPI 3.1 document, made from the routes and the zod schemas the
+ * handlers check with: there is no second description to drift from them.
+ */
+
+/** Schemas that get a name under `components.schemas`; every other one is inline. */
+const named = z.registry<{ id: string }>()
+for (const [id, schema] of Object.entries({ Call, CallWithMessages, Contact, Lead, Appointment, Organization, ErrorEnvelope, Meta })) {
+  named.add(schema, { id })
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'A malformed or out-of-range parameter, an unknown parameter, a bad cursor, or a body that is not a JSON object.',
+  401: 'No Authorization header, not `Bearer <key>`, or an unknown key.',
+  403: 'The key lacks the scope of the endpoint.',
+  404: 'No such path, or no record of that id in the key\'s organization.',
+  405: 'The path does not take this method; `Allow` lists those it does.',
+  409: 'A contact with this phone already exists; `details.contact_id` names it.',
+  413: 'The body is over 64 KiB.',
+  415: 'The body is not sent as JSON.',
+  422: 'Body fields are wrong; `details` lists every bad field.',
+  429: 'Over the simulated rate limit; `Retry-After` says when to retry.',
+  500: 'A failure: asked for (`Prefer: code=500`, `--error-rate`), or of the sandbox itself.',
+  503: 'Unavailable: asked for (`Prefer: code=503`) or simulated (`--error-rate`).',
+}
+
+const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
+
+const documents = new WeakMap<Sandbox, object>()
+
+/**
+ * The OpenAPI 3.1 document of the API and the control plane, with the
+ * sandbox's keys in its description; served at `/openapi.json`.
+ *
+ * @example
+ * const document = openApiDocument(sandbox)
+ * document.paths['/v1/calls'].get.security // [{ bearerAuth: ['calls:read'] }]
+ */
+export function openApiDocument(sandbox: Sandbox): object {
+  let document = documents.get(sandbox)
+  if (!document) {
+    document = build(sandbox)
+    documents.set(sandbox, document)
+  }
+  return document
+}
+
+function build(sandbox: Sandbox): object {
+  const schemas: Record<string, unknown> = {}
+  /** A zod schema as JSON Schema; named sub-schemas go to `components.schemas` and are referred to. */
+  const toSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+    const { $schema: _, $defs, ...json } = z.toJSONSchema(schema, { metadata: named, target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>
+    Object.assign(schemas, $defs as object | undefined)
+    return json
+  }
+  const paths: Record<string, Record<string, unknown>> = {}
+  const operation = (path: string, method: string, value: unknown) => {
+    const openApiPath = path.replace(/:(\w+)/g, '{$1}')
+    ;(paths[openApiPath] ??= {})[method.toLowerCase()] = value
+  }
+
+  for (const route of routes) {
+    operation(route.path, route.method, {
+      operationId: operationId(route.method, route.path),
+      summary: route.summary,
+      tags: [tagOf(route.path)],
+      security: [{ bearerAuth: route.scope ? [route.scope] : [] }],
+      parameters: [...parameters(route.pathParams, 'path', toSchema), ...parameters(route.query, 'query', toSchema), preferHeader],
+      ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
+      responses: {
+        [successStatusOf(route)]: success(route, toSchema),
+        ...Object.fromEntries(FORCEABLE_STATUSES.map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
+      },
+    })
+  }
+  for (const route of controlRoutes) {
+    operation(route.path, route.method, {
+      operationId: operationId(route.method, route.path),
+      summary: route.summary,
+      description: route.description,
+      tags: ['Sandbox control'],
+      security: sandbox.options.adminToken === undefined ? [] : [{ adminToken: [] }],
+      parameters: parameters(route.query, 'query', toSchema),
+      ...(route.body && { requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
+      responses: {
+        [route.status ?? 200]: success(route, toSchema),
+        ...Object.fromEntries(CONTROL_ERRORS.map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
+      },
+    })
+  }
+  // Converted after the operations, so that it is named in `components.schemas` like the rest.
+  const errorSchema = toSchema(ErrorEnvelope, 'output')
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Call-handling API (call-sandbox)',
+      version: '1',
+      description: describeKeys(sandbox),
+    },
+    servers: [{ url: sandbox.options.baseUrl ?? '/', description: 'This sandbox' }],
+    tags: [
+      { name: 'Calls' },
+      { name: 'Contacts' },
+      { name: 'Leads' },
+      { name: 'Appointments' },
+      { name: 'Account' },
+      { name: 'Sandbox control', description: "The sandbox's own endpoints, not the API's: reset, simulated calls, the request journal, the clock. No API key." },
+    ],
+    paths,
+    components: {
+      schemas: JSON.parse(JSON.stringify(schemas).replaceAll('"#/$defs/', '"#/components/schemas/')),
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A sandbox API key. An operation lists the scope it needs.' },
+        ...(sandbox.options.adminToken !== undefined && {
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token the server was started with (--admin-token).' },
+        }),
+      },
+      responses: Object.fromEntries(
+        FORCEABLE_STATUSES.map((status) => [
+          `Error${status}`,
+          {
+            description: ERROR_DESCRIPTIONS[status],
+            headers: { ...requestIdHeader, ...(status === 429 || status === 503 ? retryAfterHeader : {}) },
+            content: { 'application/json': { schema: errorSchema } },
+          },
+        ]),
+      ),
+    },
+  }
+}
+
+type ToSchema = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown>
+
+function success(route: Route | ControlRoute, toSchema: ToSchema) {
+  return {
+    description: route.summary,
+    headers: requestIdHeader,
+    content: { 'application/json': { schema: toSchema(route.response, 'output') } },
+  }
+}
+
+function parameters(schema: z.ZodObject, where: 'path' | 'query', toSchema: ToSchema) {
+  return Object.entries(schema.shape).map(([name, parameter]) => {
+    const optional = (parameter as z.ZodType).safeParse(undefined).success
+    return { name, in: where, required: where === 'path' || !optional, schema: toSchema(parameter as z.ZodType, 'input') }
+  })
+}
+
+const preferHeader = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description: 'Sandbox only: `code=<status>` answers with that status\'s error; `delay=<ms>` (at most 60000) waits first. Combine them: `code=429, delay=500`.',
+  schema: { type: 'string', examples: ['code=500', 'delay=2000', 'code=429, delay=500'] },
+}
+
+const requestIdHeader = { 'X-Request-Id': { description: 'The id in meta.request_id.', schema: { type: 'string' } } }
+const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } } }
+
+function tagOf(path: string): string {
+  const resource = path.split('/')[2] ?? ''
+  return resource === 'me' ? 'Account' : resource.charAt(0).toUpperCase() + resource.slice(1)
+}
+
+/** `GET /v1/calls/:call_id` → `getCallsCallId`. */
+function operationId(method: string, path: string): string {
+  const words = path
+    .replace(/^\/(v1|_sandbox)\//, (_, prefix: string) => (prefix === 'v1' ? '' : 'sandbox/'))
+    .split(/[/:_]+/)
+    .filter(Boolean)
+  return method.toLowerCase() + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
+}
+
+function describeKeys(sandbox: Sandbox): string {
+  const rows = sandbox.apiKeys.map(({ key, organization, scopes }) => `| \`${key}\` | ${organization.organization_name} | ${scopes.join(', ')} |`)
+  return [
+    'The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with one of these keys:',
+    '',
+    '| key | organization | scopes |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    'Sandbox extras: `Prefer: code=<status>` and `Prefer: delay=<ms>` on any API request, and the control plane under `/_sandbox/`.',
+  ].join('\n')
+}

@@ -1,0 +1,73 @@
+import type { Scope } from '../schemas/index.js'
+
+/** One API request as the sandbox answered it. */
+export interface JournalEntry {
+  request_id: string
+  method: string
+  /** The path as sent, without the query string. */
+  path: string
+  /** The query parameters as sent; a repeated one has an array of its values. */
+  query: Record<string, string | string[]>
+  status: number
+  /** The API key the request carried (even an unknown one), or null without a Bearer key. */
+  key: string | null
+  /** Real milliseconds from the request reaching the sandbox to its answer, latency included. */
+  duration_ms: number
+  /** The sandbox clock when it was answered. */
+  timestamp: string
+}
+
+/** What a journal entry is counted under in the usage report: the endpoint that was matched. */
+export interface Endpoint {
+  method: string
+  /** The route's path, such as `/v1/calls/:call_id`. */
+  path: string
+  scope: Scope | null
+}
+
+export const DEFAULT_JOURNAL_SIZE = 1_000
+
+/**
+ * The request journal: the newest requests, in a ring of fixed size, so
+ * that a long-running sandbox keeps a bounded amount of them.
+ *
+ * @example
+ * const journal = new Journal(1_000)
+ * journal.entries(10) // the ten newest, newest first
+ */
+export class Journal {
+  readonly #ring: (JournalEntry | undefined)[]
+  #next = 0
+  #size = 0
+
+  constructor(readonly capacity: number = DEFAULT_JOURNAL_SIZE) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > 1_000_000) {
+      throw new TypeError(`journalSize must be an integer from 1 to 1,000,000; got ${String(capacity)}.`)
+    }
+    this.#ring = new Array(capacity)
+  }
+
+  record(entry: JournalEntry): void {
+    this.#ring[this.#next] = entry
+    this.#next = (this.#next + 1) % this.capacity
+    this.#size = Math.min(this.#size + 1, this.capacity)
+  }
+
+  /** Newest first; at most `limit` of them. */
+  entries(limit = this.capacity): JournalEntry[] {
+    const count = Math.min(limit, this.#size)
+    const entries: JournalEntry[] = []
+    for (let i = 1; i <= count; i++) entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!)
+    return entries
+  }
+
+  get size(): number {
+    return this.#size
+  }
+
+  clear(): void {
+    this.#ring.fill(undefined)
+    this.#next = 0
+    this.#size = 0
+  }
+}

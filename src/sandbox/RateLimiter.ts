@@ -1,0 +1,74 @@
+/** A budget of requests per window, per key. */
+export interface RateLimit {
+  limit: number
+  windowMs: number
+}
+
+const WINDOWS: Record<string, number> = { s: 1_000, sec: 1_000, min: 60_000, h: 3_600_000, hour: 3_600_000 }
+
+/**
+ * Reads a rate limit option: `'60/min'` (also `/s`, `/h`), or `{ limit, windowMs }`.
+ *
+ * @example
+ * parseRateLimit('60/min') // { limit: 60, windowMs: 60_000 }
+ */
+export function parseRateLimit(value: string | RateLimit): RateLimit {
+  const problem = () => new RangeError(`rate limit must be requests per window, such as 60/min, 5/s or 1000/h; got ${JSON.stringify(value)}.`)
+  let rateLimit: RateLimit
+  if (typeof value === 'string') {
+    const match = /^(\d{1,9})\/(s|sec|min|h|hour)$/.exec(value.trim())
+    if (!match) throw problem()
+    rateLimit = { limit: Number(match[1]), windowMs: WINDOWS[match[2]!]! }
+  } else {
+    rateLimit = { limit: value?.limit, windowMs: value?.windowMs ?? 60_000 }
+  }
+  if (!Number.isSafeInteger(rateLimit.limit) || rateLimit.limit < 1 || !Number.isSafeInteger(rateLimit.windowMs) || rateLimit.windowMs < 1) throw problem()
+  return rateLimit
+}
+
+/** Where a key stands after a request: what the `X-RateLimit-*` headers say. */
+export interface RateLimitState {
+  limit: number
+  remaining: number
+  /** When the window ends, epoch ms of the real time. */
+  resetAt: number
+  /** Whether this request was over the budget. */
+  exceeded: boolean
+}
+
+/**
+ * Fixed windows per key, on the real time: a window starts with a key's
+ * first request and ends `windowMs` later.
+ *
+ * @note The real time, not the sandbox clock: a stopped clock would keep a
+ * window open for ever, and moving the clock is for records, not for budgets.
+ * @example
+ * const limiter = new RateLimiter({ limit: 60, windowMs: 60_000 })
+ * limiter.take('sk_sandbox_all').remaining // 59
+ */
+export class RateLimiter {
+  readonly #windows = new Map<string, { start: number; used: number }>()
+
+  constructor(
+    readonly rateLimit: RateLimit,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one request of `bucket` and says where it stands. */
+  take(bucket: string): RateLimitState {
+    const now = this.now()
+    const { limit, windowMs } = this.rateLimit
+    let window = this.#windows.get(bucket)
+    if (!window || now >= window.start + windowMs) {
+      window = { start: now, used: 0 }
+      this.#windows.set(bucket, window)
+    }
+    window.used++
+    return { limit, remaining: Math.max(0, limit - window.used), resetAt: window.start + windowMs, exceeded: window.used > limit }
+  }
+
+  /** Every key's budget back to full. */
+  reset(): void {
+    this.#windows.clear()
+  }
+}

@@ -1,0 +1,99 @@
+import type { Scope } from '../schemas/index.js'
+import type { Endpoint } from './Journal.js'
+
+/** What one key did, endpoint by endpoint. */
+export interface EndpointUsage {
+  method: string
+  path: string
+  requests: number
+  /** Answers by status code, such as `{ "200": 9, "429": 1 }`. */
+  statuses: Record<string, number>
+  /** Every query parameter the key sent to it, sorted. */
+  parameters: string[]
+}
+
+/** The usage report of one key: what it called, and the scopes that takes. */
+export interface KeyUsage {
+  key: string
+  organization_id: string
+  requests: number
+  endpoints: EndpointUsage[]
+  /** API endpoints it never called, as `GET /v1/leads`. */
+  untouched_endpoints: string[]
+  scopes: {
+    /** The scopes the key has. */
+    granted: Scope[]
+    /** The scopes of the endpoints it called: the least-privilege set for what it does. */
+    needed: Scope[]
+    /** Granted and never needed: a key for this integration can do without them. */
+    unused: Scope[]
+    /** Needed and not granted: its requests there were refused with 403. */
+    missing: Scope[]
+  }
+}
+
+interface KeyInfo {
+  key: string
+  organization_id: string
+  scopes: readonly Scope[]
+}
+
+/**
+ * Counts since the last reset, per key and endpoint: unlike the journal it
+ * forgets nothing, and it costs a counter per endpoint, not an entry per request.
+ *
+ * @example
+ * usage.report(sandbox.apiKeys, routes)
+ */
+export class Usage {
+  readonly #byKey = new Map<string, { info: KeyInfo; requests: number; endpoints: Map<string, EndpointUsage & { parameterSet: Set<string> }> }>()
+
+  record(apiKey: KeyInfo, endpoint: Endpoint | undefined, parameters: Iterable<string>, status: number): void {
+    let usage = this.#byKey.get(apiKey.key)
+    if (!usage) {
+      usage = { info: apiKey, requests: 0, endpoints: new Map() }
+      this.#byKey.set(apiKey.key, usage)
+    }
+    usage.requests++
+    if (!endpoint) return
+    const id = `${endpoint.method} ${endpoint.path}`
+    let counts = usage.endpoints.get(id)
+    if (!counts) {
+      counts = { method: endpoint.method, path: endpoint.path, requests: 0, statuses: {}, parameters: [], parameterSet: new Set() }
+      usage.endpoints.set(id, counts)
+    }
+    counts.requests++
+    counts.statuses[status] = (counts.statuses[status] ?? 0) + 1
+    for (const name of parameters) counts.parameterSet.add(name)
+  }
+
+  /** One entry per key that made a request, in the order of `endpoints` for what it never called. */
+  report(endpoints: readonly Endpoint[]): KeyUsage[] {
+    return [...this.#byKey.values()].map(({ info, requests, endpoints: used }) => {
+      const scopeOf = new Map(endpoints.map((endpoint) => [`${endpoint.method} ${endpoint.path}`, endpoint.scope]))
+      const needed = new Set<Scope>()
+      for (const id of used.keys()) {
+        const scope = scopeOf.get(id)
+        if (scope) needed.add(scope)
+      }
+      const inOrder = (scopes: Iterable<Scope>) => [...scopes].sort()
+      return {
+        key: info.key,
+        organization_id: info.organization_id,
+        requests,
+        endpoints: [...used.values()].map(({ parameterSet, ...counts }) => ({ ...counts, statuses: { ...counts.statuses }, parameters: [...parameterSet].sort() })),
+        untouched_endpoints: endpoints.map(({ method, path }) => `${method} ${path}`).filter((id) => !used.has(id)),
+        scopes: {
+          granted: inOrder(info.scopes),
+          needed: inOrder(needed),
+          unused: inOrder(info.scopes.filter((scope) => !needed.has(scope))),
+          missing: inOrder([...needed].filter((scope) => !info.scopes.includes(scope))),
+        },
+      }
+    })
+  }
+
+  clear(): void {
+    this.#byKey.clear()
+  }
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod'
+import { CallStatus } from './call.js'
+import { E164_MESSAGE, E164_PATTERN, Scope, Timestamp, Uuid } from './common.js'
+
+/*
+ * The control plane's bodies and answers (`/_sandbox/`): what the OpenAPI
+ * document says of them, and what their handlers check.
+ */
+
+/** The named worlds of `fixtures/scenarios.json`. */
+export const ScenarioName = z.enum(['default', 'empty', 'busy', 'degraded'])
+export type ScenarioName = z.infer<typeof ScenarioName>
+
+/** Body of `POST /_sandbox/reset`; empty or `{}` resets to the current scenario. */
+export const ResetRequest = z.strictObject({ scenario: ScenarioName.optional() })
+
+/** Body of `POST /_sandbox/calls`; empty or `{}` is a random caller of the first organization. */
+export const SimulateCallRequest = z.strictObject({
+  organization_id: Uuid.optional(),
+  caller_phone: z.string({ error: 'must be a string' }).regex(E164_PATTERN, E164_MESSAGE).optional(),
+  status: CallStatus.optional(),
+  /** A reason id of the organization's business type, such as `cleaning_booking`. */
+  reason: z.string({ error: 'must be a string' }).max(100).optional(),
+})
+export type SimulateCallRequest = z.infer<typeof SimulateCallRequest>
+
+/** Body of `POST /_sandbox/clock`: an instant to set, or seconds to move on (or back). */
+export const ClockRequest = z
+  .strictObject({
+    now: z.string({ error: 'must be a string' }).datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' }).optional(),
+    advance_seconds: z.number({ error: 'must be a number' }).finite().min(-10 * 365 * 86_400).max(10 * 365 * 86_400).optional(),
+  })
+  .refine((body) => (body.now === undefined) !== (body.advance_seconds === undefined), {
+    error: 'give either now or advance_seconds',
+    path: ['now'],
+  })
+
+export const ClockState = z.object({
+  now: Timestamp,
+  /** `fixed`: it stands still until set or moved; `running`: it follows the real time. */
+  mode: z.enum(['fixed', 'running']),
+})
+
+export const Health = z.object({
+  status: z.literal('ok'),
+  seed: z.int(),
+  scenario: ScenarioName,
+  clock: ClockState,
+  records: z.object({ calls: z.int(), contacts: z.int(), leads: z.int(), appointments: z.int() }),
+  journal: z.object({ entries: z.int(), capacity: z.int() }),
+  live: z.object({ interval_ms: z.int().nullable() }),
+})
+
+export const JournalEntry = z.object({
+  request_id: z.string(),
+  method: z.string(),
+  path: z.string(),
+  query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  status: z.int(),
+  key: z.string().nullable(),
+  duration_ms: z.number(),
+  timestamp: Timestamp,
+})
+
+export const KeyUsage = z.object({
+  key: z.string(),
+  organization_id: Uuid,
+  requests: z.int(),
+  endpoints: z.array(
+    z.object({
+      method: z.string(),
+      path: z.string(),
+      requests: z.int(),
+      statuses: z.record(z.string(), z.int()),
+      parameters: z.array(z.string()),
+    }),
+  ),
+  untouched_endpoints: z.array(z.string()),
+  scopes: z.object({ granted: z.array(Scope), needed: z.array(Scope), unused: z.array(Scope), missing: z.array(Scope) }),
+})
+
+export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string(), current: z.boolean() })

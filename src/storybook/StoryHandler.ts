@@ -1,0 +1,117 @@
+import { HttpHandler, HttpResponse } from 'msw'
+import { answer, sandboxPath } from '../http/pipeline.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import type { SandboxOptions } from '../sandbox/options.js'
+import type { Scope } from '../schemas/index.js'
+import { storySandbox } from './storySandbox.js'
+
+/** A state of the UI a story can show without writing a handler. */
+export type StoryState = 'loading' | 'unauthorized' | 'forbidden' | 'rate-limited' | 'server-error'
+
+export interface StoryOptions extends SandboxOptions {
+  /** A single state for every API request; default none: the sandbox's own answers. */
+  state?: StoryState
+  /** With `state: 'forbidden'`: the scope the key lacks (its real 403 where needed); default every scope. */
+  missingScope?: Scope
+}
+
+/** A key no sandbox has: the API's own 401 for a revoked or mistyped key. */
+const REVOKED_KEY = 'sk_sandbox_revoked'
+
+/**
+ * The one MSW handler of a story: the sandbox's answers, or a state that
+ * every API request (`/v1/`) gets. Every state is the API's real answer:
+ * a 401 for an unknown key, a 403 from a world whose keys lack the scope,
+ * a 429 or 500 asked for with `Prefer: code=`. `loading` holds each request
+ * until the handlers are reset.
+ *
+ * MSW calls `reset()` on every handler it resets, and msw-storybook-addon
+ * resets them before each story: the held requests then fail as a network
+ * error would, and the world goes back to its seed, so neither a pending
+ * request nor a write leaks into the next story.
+ *
+ * @example
+ * const server = setupServer(new StoryHandler({ state: 'loading' }))
+ */
+export class StoryHandler extends HttpHandler {
+  readonly #story: StoryAnswers
+
+  constructor(options: StoryOptions = {}) {
+    const story = new StoryAnswers(options)
+    super(
+      /.+/,
+      ({ request }) => story.handles(request),
+      ({ request }) => story.answer(request),
+    )
+    this.#story = story
+  }
+
+  protected override reset(): void {
+    super.reset()
+    this.#story.reset()
+  }
+}
+
+class StoryAnswers {
+  readonly #options: SandboxOptions
+  readonly #state: StoryState | undefined
+  readonly #missingScope: Scope | 'every' | undefined
+  /** Made at the first request: a story never shown seeds nothing. */
+  #sandbox: Sandbox | undefined
+  readonly #held = new Set<() => void>()
+
+  constructor({ state, missingScope, ...options }: StoryOptions) {
+    this.#options = options
+    this.#state = state
+    this.#missingScope = state === 'forbidden' ? (missingScope ?? 'every') : undefined
+  }
+
+  get sandbox(): Sandbox {
+    this.#sandbox ??= storySandbox(this.#options, this.#missingScope)
+    return this.#sandbox
+  }
+
+  handles(request: Request): boolean {
+    return sandboxPath(this.sandbox, new URL(request.url)) !== undefined
+  }
+
+  async answer(request: Request): Promise<Response | undefined> {
+    const path = sandboxPath(this.sandbox, new URL(request.url))
+    const api = path === '/v1' || path?.startsWith('/v1/') === true
+    switch (api ? this.#state : undefined) {
+      case 'loading':
+        await this.#hold(request)
+        return HttpResponse.error()
+      case 'unauthorized':
+        return answer(this.sandbox, withHeader(request, 'Authorization', `Bearer ${REVOKED_KEY}`))
+      case 'rate-limited':
+        return answer(this.sandbox, withHeader(request, 'Prefer', 'code=429'))
+      case 'server-error':
+        return answer(this.sandbox, withHeader(request, 'Prefer', 'code=500'))
+      default:
+        // 'forbidden' too: its world's keys lack the scope, so the pipeline gives the 403 itself.
+        return answer(this.sandbox, request)
+    }
+  }
+
+  /** Ends held requests and puts a world that was used back to its seed. */
+  reset(): void {
+    for (const release of this.#held) release()
+    this.#held.clear()
+    void this.#sandbox?.reset()
+  }
+
+  /** Waits until the handlers are reset or the request is aborted: an infinite delay that ends with its story. */
+  #hold(request: Request): Promise<void> {
+    return new Promise((resolve) => {
+      this.#held.add(resolve)
+      request.signal.addEventListener('abort', () => resolve(), { once: true })
+    })
+  }
+}
+
+function withHeader(request: Request, name: string, value: string): Request {
+  const headers = new Headers(request.headers)
+  headers.set(name, value)
+  return new Request(request, { headers })
+}
