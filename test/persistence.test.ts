@@ -63,6 +63,52 @@ describe('--data FILE', () => {
     expect(again.sandbox.options.fixedClock).toBe(true)
   })
 
+  it('keeps a clock that was set or moved where it was', async () => {
+    const file = join(folder(), 'sandbox.json')
+    const first = await start({ data: file, now: NOW })
+    first.sandbox.clock.advance(3 * 3_600_000)
+    await stop(first)
+    const again = await start({ data: file })
+    expect(again.sandbox.clock.iso()).toBe('2026-11-20T15:00:00.000Z')
+    await again.sandbox.reset()
+    expect(again.sandbox.clock.iso()).toBe(NOW)
+    expect(JSON.parse(readFileSync(file, 'utf8')).clock_offset_ms).toBe(0)
+  })
+
+  it('keeps a simulated live call, which ends after the restart when the clock reaches its end', async () => {
+    const file = join(folder(), 'sandbox.json')
+    const first = await start({ data: file, now: NOW })
+    const simulated = await (await fetch(`${first.url}/_sandbox/calls`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"status":"in-progress"}' })).json()
+    await stop(first)
+
+    const second = await start({ data: file })
+    const live = await (await fetch(`${second.url}/v1/calls/${simulated.data.id}`, { headers: AUTH })).json()
+    expect(live.data).toEqual(simulated.data)
+    second.sandbox.clock.advance(30 * 60_000)
+    const ended = await (await fetch(`${second.url}/v1/calls/${simulated.data.id}`, { headers: AUTH })).json()
+    expect(ended.data.status).toBe('completed')
+    expect(ended.data.messages.slice(0, live.data.messages.length)).toEqual(live.data.messages)
+    expect(ended.data.messages.length).toBeGreaterThan(live.data.messages.length)
+  })
+
+  it('keeps the scenario a reset swapped to, and refuses the file under another --scenario', async () => {
+    const file = join(folder(), 'sandbox.json')
+    const first = await start({ data: file, now: NOW })
+    await first.sandbox.reset({ scenario: 'empty' })
+    await createContact(first, '+14155550177')
+    await stop(first)
+
+    const second = await start({ data: file })
+    expect(second.sandbox.options.scenario).toBe('empty')
+    expect(second.sandbox.db.count('calls')).toBe(0)
+    expect(second.sandbox.db.count('contacts')).toBe(1)
+    await stop(second)
+
+    const error = await startServer({ port: 0, quiet: true, data: file, scenario: 'busy' }).catch((caught) => caught)
+    expect(error).toBeInstanceOf(DataFileError)
+    expect(error.message).toMatch(/scenario empty, not busy/)
+  })
+
   it('empties the file on reset', async () => {
     const file = join(folder(), 'sandbox.json')
     const server = await start({ data: file, now: NOW })

@@ -58,7 +58,9 @@ function build(sandbox: Sandbox): object {
   const schemas: Record<string, unknown> = {}
   /** A zod schema as JSON Schema; named sub-schemas go to `components.schemas` and are referred to. */
   const toSchema = (schema: z.ZodType, io: 'input' | 'output') => {
-    const { $schema: _, $defs, ...json } = z.toJSONSchema(schema, { metadata: named, target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>
+    const converted = z.toJSONSchema(schema, { metadata: named, target: 'draft-2020-12', io, unrepresentable: 'any' })
+    // zod refers to named schemas as `#/$defs/<id>`; in the document they live in `components.schemas`, in paths as much as in components.
+    const { $schema: _, $defs, ...json } = JSON.parse(JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>
     Object.assign(schemas, $defs as object | undefined)
     return json
   }
@@ -118,7 +120,7 @@ function build(sandbox: Sandbox): object {
     ],
     paths,
     components: {
-      schemas: JSON.parse(JSON.stringify(schemas).replaceAll('"#/$defs/', '"#/components/schemas/')),
+      schemas,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A sandbox API key. An operation lists the scope it needs.' },
         ...(sandbox.options.adminToken !== undefined && {

@@ -16,7 +16,14 @@ export class Clock {
   #base = 0
   #realBase = 0
 
-  constructor(start?: number) {
+  /**
+   * @param start The fixed instant (epoch ms); without it the clock runs on the real time.
+   * @param onSet Called after every set, advance and reset.
+   */
+  constructor(
+    start?: number,
+    private readonly onSet: () => void = () => undefined,
+  ) {
     this.#start = start
     this.reset()
   }
@@ -51,6 +58,7 @@ export class Clock {
     if (!Number.isFinite(ms)) throw new TypeError(`The clock takes epoch milliseconds, such as Date.parse('2026-12-24T08:00:00Z'); got ${ms}.`)
     this.#base = ms
     this.#realBase = Date.now()
+    this.onSet()
   }
 
   /**

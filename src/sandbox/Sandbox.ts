@@ -93,7 +93,7 @@ export class Sandbox {
     this.#input = options
     this.#options = resolveOptions(options)
     const { seed, now, fixedClock, organizations, journalSize, rateLimit } = this.#options
-    this.clock = new Clock(fixedClock ? now : undefined)
+    this.clock = new Clock(fixedClock ? now : undefined, () => this.#notify())
     this.cursorSecret = `call-sandbox cursor ${seed}`
     this.journal = new Journal(journalSize)
     this.#rateLimiter = rateLimit && new RateLimiter(rateLimit)
@@ -288,8 +288,8 @@ export class Sandbox {
   }
 
   /**
-   * Calls `listener` after every write and every reset (the standalone server
-   * saves its data file there). Returns a function that removes it.
+   * Calls `listener` after every write, every reset and every move of the
+   * clock (the standalone server saves its data file there). Returns a function that removes it.
    *
    * @example
    * const stop = sandbox.onChange(() => console.log(sandbox.changes().inserted.length))
@@ -477,17 +477,21 @@ export class Sandbox {
    * A write that fails leaves no trace, not even its number; a reset or a
    * restore sets the number rather than taking one.
    */
+  #notify(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener()
+      } catch (error) {
+        console.error('[call-sandbox] an onChange listener failed:', error)
+      }
+    }
+  }
+
   #write<T>(write: (faker: Faker) => Promise<T>, { counted = true } = {}): Promise<T> {
     const result = this.#writes.then(async () => {
       const value = await write(createFaker(this.options.seed, `write ${this.#writeCount + 1}`))
       if (counted) this.#writeCount++
-      for (const listener of this.#listeners) {
-        try {
-          listener()
-        } catch (error) {
-          console.error('[call-sandbox] an onChange listener failed:', error)
-        }
-      }
+      this.#notify()
       return value
     })
     this.#writes = result.catch(() => undefined)

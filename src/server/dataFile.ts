@@ -2,7 +2,9 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, r
 import { dirname } from 'node:path'
 import { z } from 'zod'
 import { KINDS } from '../data/records.js'
+import type { ResolvedOptions } from '../sandbox/options.js'
 import type { Sandbox, SandboxChanges } from '../sandbox/Sandbox.js'
+import { ScenarioName } from '../schemas/index.js'
 import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
 
@@ -19,11 +21,15 @@ const Changes = z.array(z.object({ kind: z.enum(KINDS as ['calls', 'contacts', '
 
 const DataFileContent = z.object({
   format: z.literal(FORMAT),
-  version: z.literal(1),
+  /** Version 1 files (no scenario, no clock offset) are read as the default scenario and an unmoved clock. */
+  version: z.union([z.literal(1), z.literal(2)]),
   seed: z.int().nonnegative(),
   seeded_at: z.iso.datetime(),
   clock: z.enum(['fixed', 'running']),
+  scenario: ScenarioName.default('default'),
   organizations: z.string(),
+  /** How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running one). */
+  clock_offset_ms: z.int().default(0),
   changes: z.object({ writes: z.int().nonnegative(), inserted: Changes, changed: Changes }),
 })
 export type DataFileContent = z.infer<typeof DataFileContent>
@@ -53,26 +59,27 @@ export function readDataFile(path: string): DataFileContent | undefined {
 }
 
 /**
- * Seed, seed instant, clock and organizations a sandbox was made from; a data
- * file fits only a sandbox made from the same.
+ * Seed, seed instant, clock, scenario and organizations a sandbox was made
+ * from; a data file fits only a sandbox made from the same.
  *
  * @example
  * worldOf(sandbox).seeded_at // '2026-11-20T12:00:00.000Z'
  */
 export function worldOf(sandbox: Sandbox): World {
-  let world = worlds.get(sandbox)
+  const { options } = sandbox
+  let world = worlds.get(options)
   if (!world) {
-    const { seed, now, fixedClock, organizations } = sandbox.options
-    world = { seed, seeded_at: iso(now), clock: fixedClock ? 'fixed' : 'running', organizations: hash32(JSON.stringify(organizations)).toString(36) }
-    worlds.set(sandbox, world)
+    const { seed, now, fixedClock, scenario, organizations } = options
+    world = { seed, seeded_at: iso(now), clock: fixedClock ? 'fixed' : 'running', scenario, organizations: hash32(JSON.stringify(organizations)).toString(36) }
+    worlds.set(options, world)
   }
   return world
 }
 
-type World = Pick<DataFileContent, 'seed' | 'seeded_at' | 'clock' | 'organizations'>
+type World = Pick<DataFileContent, 'seed' | 'seeded_at' | 'clock' | 'scenario' | 'organizations'>
 
-/** @note A sandbox's world never changes: worked out once, not on every write that saves the file. */
-const worlds = new WeakMap<Sandbox, World>()
+/** @note Options change only when a reset swaps the scenario: the world is worked out once per options, not on every write that saves the file. */
+const worlds = new WeakMap<ResolvedOptions, World>()
 
 /**
  * Puts a data file's changes into a sandbox made from the file's world, or
@@ -83,12 +90,19 @@ export async function restoreDataFile(sandbox: Sandbox, path: string, saved: Dat
   const keep = 'The file was left as it is: start with the same options, or name another file with --data.'
   if (world.seed !== saved.seed) throw new DataFileError(`${path} belongs to seed ${saved.seed}, not ${world.seed}. ${keep}`)
   if (world.seeded_at !== saved.seeded_at) throw new DataFileError(`${path} belongs to a world seeded at ${saved.seeded_at}, not ${world.seeded_at}. ${keep}`)
+  if (world.scenario !== saved.scenario) throw new DataFileError(`${path} belongs to the scenario ${saved.scenario}, not ${world.scenario}. ${keep}`)
   if (world.organizations !== saved.organizations) throw new DataFileError(`${path} belongs to other organizations or sizes (--organizations, --calls). ${keep}`)
   try {
     await sandbox.restore(saved.changes as SandboxChanges)
   } catch (error) {
     throw new DataFileError(`${path} does not fit this world: ${(error as Error).message} ${keep}`)
   }
+  if (saved.clock_offset_ms !== 0) sandbox.clock.set(clockBase(sandbox) + saved.clock_offset_ms)
+}
+
+/** What the clock's offset is measured from: the seed instant for a fixed clock, the real time for a running one. */
+function clockBase(sandbox: Sandbox): number {
+  return sandbox.options.fixedClock ? sandbox.options.now : Date.now()
 }
 
 /**
@@ -97,7 +111,13 @@ export async function restoreDataFile(sandbox: Sandbox, path: string, saved: Dat
  * file or the new one, never half of one.
  */
 export function writeDataFile(path: string, sandbox: Sandbox): void {
-  const content: DataFileContent = { format: FORMAT, version: 1, ...worldOf(sandbox), changes: sandbox.changes() }
+  const content: DataFileContent = {
+    format: FORMAT,
+    version: 2,
+    ...worldOf(sandbox),
+    clock_offset_ms: Math.round(sandbox.clock.now() - clockBase(sandbox)),
+    changes: sandbox.changes(),
+  }
   const temporary = `${path}.${process.pid}.tmp`
   try {
     const file = openSync(temporary, 'w')

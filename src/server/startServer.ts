@@ -46,8 +46,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     )
   }
   const saved = data === undefined ? undefined : readDataFile(data)
-  // A saved world is seeded again as it was: at the same instant, with the same clock.
-  const sandbox = createSandbox(saved ? { ...sandboxOptions, now: sandboxOptions.now ?? saved.seeded_at, clock: saved.clock } : sandboxOptions)
+  // A saved world is seeded again as it was: at the same instant, with the same clock, in the same scenario.
+  const sandbox = createSandbox(
+    saved ? { ...sandboxOptions, now: sandboxOptions.now ?? saved.seeded_at, clock: saved.clock, scenario: sandboxOptions.scenario ?? saved.scenario } : sandboxOptions,
+  )
   await sandbox.ready
   if (data !== undefined) {
     if (saved) await restoreDataFile(sandbox, data, saved)

@@ -1,0 +1,47 @@
+import type { Call, CallWithMessages, Lead, Organization } from 'call-sandbox'
+
+/** Where the API is: the standalone sandbox when VITE_CALL_SANDBOX_URL is set, else this origin (the service worker answers). */
+export const API_URL = import.meta.env.VITE_CALL_SANDBOX_URL ?? ''
+const API_KEY = 'sk_sandbox_all'
+
+export interface Page<T> {
+  data: T[]
+  has_more: boolean
+  next_cursor: string | null
+}
+
+/** An answer that is not a success, or no answer at all (status 0). */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: { required_scope?: string } = {},
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message)
+  }
+}
+
+async function get<T>(path: string, signal?: AbortSignal): Promise<T> {
+  let response: Response
+  try {
+    response = await fetch(API_URL + path, { headers: { Authorization: `Bearer ${API_KEY}` }, signal })
+  } catch (error) {
+    if (signal?.aborted) throw error
+    throw new ApiProblem(0, 'network_error', 'The API could not be reached.')
+  }
+  const body = await response.json()
+  if (!response.ok) {
+    const retryAfter = response.headers.get('Retry-After')
+    throw new ApiProblem(response.status, body.error.code, body.error.message, body.error.details, retryAfter === null ? null : Number(retryAfter))
+  }
+  return body as T
+}
+
+export const api = {
+  me: (signal?: AbortSignal) => get<{ data: Organization }>('/v1/me', signal).then((body) => body.data),
+  calls: (query: URLSearchParams, signal?: AbortSignal) => get<Page<Call>>(`/v1/calls?${query}`, signal),
+  call: (id: string, signal?: AbortSignal) => get<{ data: CallWithMessages }>(`/v1/calls/${id}`, signal).then((body) => body.data),
+  leads: (query: URLSearchParams, signal?: AbortSignal) => get<Page<Lead>>(`/v1/leads?${query}`, signal),
+}
