@@ -208,3 +208,35 @@ describe('a larger world (seed 7, 2,000 calls)', () => {
     checkInvariants(world, 0, Date.parse('2026-03-01T15:30:00Z'))
   })
 })
+
+describe('live calls as the clock goes on', () => {
+  it('end when their time comes, with their lead or appointment, keeping every invariant on the way', async () => {
+    const api = await inProcess({ live: 45_000 })
+    try {
+      const { sandbox } = api
+      // Live callers whose reasons bring a lead (implant_quote) or an appointment (book_cleaning), then live mode's own.
+      await sandbox.addCall({ status: 'in-progress', reason: 'implant_quote' })
+      await sandbox.addCall({ status: 'in-progress', reason: 'book_cleaning' })
+      await sandbox.addCall({ status: 'forwarding' })
+      const onTheLine = async () => (await walk(api, '/v1/calls?status=in-progress')).length + (await walk(api, '/v1/calls?status=forwarding')).length
+      expect(await onTheLine()).toBeGreaterThanOrEqual(3)
+      for (let i = 0; i < 6; i++) await sandbox.liveTick()
+      expect(sandbox.clock.iso()).toBe('2026-11-20T12:04:30.000Z')
+
+      for (const minutes of [1, 3, 10, 60]) {
+        sandbox.clock.set(Date.parse(NOW) + 6 * 45_000 + minutes * 60_000)
+        checkInvariants(await dump(api, 'sk_sandbox_all'), 0, sandbox.clock.now())
+      }
+      expect(await onTheLine()).toBe(0)
+      const ended = await Promise.all([...sandbox.db.endings().keys()].filter((id) => sandbox.db.get('calls', id)?.organization_id === ORG_1).map(async (id) => (await api.request(`/v1/calls/${id}`)).body.data))
+      expect(new Set(ended.map((call) => call.status))).toEqual(new Set(['completed']))
+      const leads = await walk(api, `/v1/leads?since=${NOW}`)
+      const appointments = await walk(api, `/v1/appointments?since=${NOW}`)
+      expect(leads.some((lead) => ended.some((call) => call.id === lead.call_log_id))).toBe(true)
+      expect(appointments.some((appointment) => ended.some((call) => call.id === appointment.call_log_id))).toBe(true)
+    } finally {
+      api.sandbox.stop()
+      await api.close()
+    }
+  })
+})
