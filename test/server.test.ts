@@ -416,7 +416,7 @@ describe('the call-sandbox program', () => {
     const { code } = await cli.exit()
 
     expect(code, cli.stderr()).toBe(0)
-    for (const flag of ['--port', '--host', '--seed', '--now', '--latency', '--quiet']) {
+    for (const flag of ['--port', '--host', '--seed', '--now', '--data', '--scenario', '--latency', '--error-rate', '--rate-limit', '--live', '--admin-token', '--journal-size', '--quiet']) {
       expect(cli.stdout(), `${flag} in:\n${cli.stdout()}`).toMatch(new RegExp(`^\\s+(-\\w, )?${flag}\\b`, 'm'))
     }
   })
@@ -445,6 +445,20 @@ describe('the call-sandbox program', () => {
     expect(await tryConnect(port)).toBe('ECONNREFUSED')
   })
 
+  it('takes the scenario, faults, live mode and admin token flags, says so at start, and serves with them', async () => {
+    const cli = runCli(['--port', '0', '--now', '2026-11-20T12:00:00Z', '--scenario', 'empty', '--rate-limit', '2/min', '--error-rate', '0', '--live', '10s', '--admin-token', 'let-me-in-123'])
+    const { url } = await listening(cli)
+    const stdout = await cli.waitForOutput((text) => text.includes('scenario: empty'), 'the scenario line')
+    expect(stdout).toMatch(/rate limit 2 per 60 s, a live call every 10 s/)
+
+    const calls = await fetch(`${url}/v1/calls`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+    expect(calls.headers.get('x-ratelimit-limit')).toBe('2')
+    expect((await json(calls)).data).toEqual([])
+    expect((await fetch(`${url}/_sandbox/health`)).status).toBe(401)
+    const health = await json(await fetch(`${url}/_sandbox/health`, { headers: { Authorization: 'Bearer let-me-in-123' } }))
+    expect(health.data).toMatchObject({ scenario: 'empty', live: { interval_ms: 10_000 } })
+  })
+
   it('honours PORT from the environment', async () => {
     const cli = runCli(['--now', '2026-11-20T12:00:00Z'], { PORT: '0' })
     const { url, port } = await listening(cli)
@@ -463,6 +477,11 @@ describe('the call-sandbox program', () => {
     { args: ['--now', 'yesterday'], message: /--now.*yesterday|yesterday.*now/i },
     { args: ['--latency', 'fast'], message: /--latency.*fast|latency.*fast/i },
     { args: ['--organizations', '/nonexistent.json'], message: /\/nonexistent\.json/ },
+    { args: ['--scenario', 'rainy'], message: /--scenario.*rainy|rainy.*scenario/i },
+    { args: ['--error-rate', '2'], message: /--error-rate.*2/i },
+    { args: ['--rate-limit', 'lots'], message: /rate limit.*lots/i },
+    { args: ['--live', '1h30'], message: /live.*1h30/i },
+    { args: ['--host', '0.0.0.0', '--port', '0'], message: /not loopback.*--admin-token/ },
     { args: ['--bogus'], message: /unknown option.*--bogus/i },
   ])('refuses $args with a clear message, no stack trace, and a non-zero exit', async ({ args, message }) => {
     const cli = runCli(args)
