@@ -10,7 +10,6 @@ import { inProcess, NOW, ORG_1, ORG_2, transports, walk, type Transport } from '
  * runs in process (MSW) and over HTTP (the standalone server).
  */
 
-const KEY_OF = { [ORG_1]: 'sk_sandbox_all', [ORG_2]: 'sk_sandbox_org2' } as Record<string, string>
 const UNKNOWN_ORG = '00000000-0000-4000-8000-000000000000'
 const MINUTE = 60_000
 const REQUEST_ID = /^req_[A-Za-z0-9_-]{24,}$/
@@ -40,6 +39,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
   const simulate = async (body?: unknown) => dataOf(await postJson(api, '/_sandbox/calls', body), 201)
   const get = async (path: string, key = 'sk_sandbox_all') => dataOf(await api.request(path, { key }))
   const createContact = (body: unknown) => postJson(api, '/v1/contacts', body, { key: 'sk_sandbox_all' })
+  // A call of the API has no organization_id: the stored record says whose it is.
+  const organizationOf = (call: { id: string }) => api.sandbox.db.get('calls', call.id)?.organization_id
 
   describe('GET /_sandbox/health', () => {
     it('answers without an API key: the seed, scenario, clock, record counts, journal and live mode', async () => {
@@ -152,7 +153,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       const call = answer.body.data
       expect(answer.headers.get('location')).toBe(`/v1/calls/${call.id}`)
       expect(answer.body.meta.request_id).toMatch(REQUEST_ID)
-      expect(call).toMatchObject({ organization_id: ORG_1, status: 'completed' })
+      expect(call.status).toBe('completed')
+      expect(organizationOf(call)).toBe(ORG_1)
       expect(call.ended_at).not.toBeNull()
       expect(Date.parse(call.ended_at)).toBeLessThanOrEqual(Date.parse(NOW))
       expect(call.duration_seconds).toBe((Date.parse(call.ended_at) - Date.parse(call.started_at)) / 1_000)
@@ -169,7 +171,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
     it('takes no body at all as {}', async () => {
       const answer = await postJson(api, '/_sandbox/calls')
       expect(answer.status).toBe(201)
-      expect(answer.body.data).toMatchObject({ organization_id: ORG_1, status: 'completed' })
+      expect(answer.body.data.status).toBe('completed')
+      expect(organizationOf(answer.body.data)).toBe(ORG_1)
     })
 
     it.each([
@@ -180,7 +183,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       ['forwarding', 'initiated'],
     ] as const)('steers organization, caller and status %s', async (status, transferStatus) => {
       const call = await simulate({ organization_id: ORG_2, caller_phone: '+13035550147', status })
-      expect(call).toMatchObject({ organization_id: ORG_2, caller_phone: '+13035550147', status })
+      expect(call).toMatchObject({ caller_phone: '+13035550147', status })
+      expect(organizationOf(call)).toBe(ORG_2)
       if (status !== 'completed') expect(call.transfer_status).toBe(transferStatus)
       if (status === 'in-progress' || status === 'forwarding') {
         expect(call.ended_at).toBeNull()
@@ -539,12 +543,12 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(report).toEqual(api.sandbox.usage.report((await import('../src/http/routes.js')).routes))
     })
 
-    it('counts a key\'s requests to no endpoint, and is empty after a reset', async () => {
+    it('counts under endpoints only requests that reached one, and is empty after a reset', async () => {
       await api.request('/v1/nowhere')
       await api.request('/v1/me', { method: 'DELETE' })
       await api.request('/v1/me')
       const [all] = await get('/_sandbox/usage')
-      expect(all).toMatchObject({ key: 'sk_sandbox_all', requests: 3 })
+      expect(all.key).toBe('sk_sandbox_all')
       expect(all.endpoints).toEqual([{ method: 'GET', path: '/v1/me', requests: 1, statuses: { 200: 1 }, parameters: [] }])
       expect(all.scopes.needed).toEqual([])
       expect(all.scopes.unused).toEqual(all.scopes.granted)
@@ -582,7 +586,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       // Simulating a call still works there.
       const call = await simulate()
       expect((await health()).records).toMatchObject({ calls: 1, contacts: 1 })
-      expect(call.organization_id).toBe(ORG_1)
+      expect(organizationOf(call)).toBe(ORG_1)
     })
 
     it('busy: 5,000 calls for org 1 and the records behind them; org 2 as it was', async () => {

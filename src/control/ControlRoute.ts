@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import type { FieldError } from '../schemas/index.js'
 
 /**
  * One endpoint of the control plane (`/_sandbox/`): no API key, no scope,
@@ -13,6 +14,8 @@ export interface ControlRoute {
   query: z.ZodObject
   /** The body's schema for a POST; an empty body is `{}`. */
   body?: z.ZodType
+  /** What the schema cannot check (an organization the sandbox has): listed with the schema's problems in one 422. */
+  checkBody?(sandbox: Sandbox, fields: Record<string, unknown>): FieldError[]
   /** The status of a successful answer; default 200. */
   status?: number
   /** The successful answer's body, envelope included. */

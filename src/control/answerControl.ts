@@ -36,7 +36,8 @@ export async function answerControl(sandbox: Sandbox, request: Request, path: st
     const { route } = matchRoute(controlRoutes, request.method, path)
     checkAdminToken(sandbox, request.headers.get('authorization'))
     const query = parseQuery(route, url.searchParams)
-    const body = route.body ? parseBody(route.body, await readJsonObject(request, { optional: true })) : undefined
+    const fields = route.body && (await readJsonObject(request, { optional: true }))
+    const body = route.body ? parseBody(route.body, fields, route.checkBody?.(sandbox, fields!)) : undefined
     await sandbox.settle()
     const result = await route.answer({ sandbox, query, body })
     return respond(sandbox, requestId, result.status ?? route.status ?? 200, result.body, result.headers)

@@ -23,21 +23,26 @@ import type { ControlRoute } from './ControlRoute.js'
 
 const NoQuery = z.object({})
 
-/** A simulated call's organization and reason must exist: 422 naming the field otherwise. */
-function checkedAgainst(sandbox: Sandbox, body: SimulateCallRequest): SimulateCallRequest {
+/**
+ * A simulated call's organization and reason must exist: what the schema
+ * cannot see, listed beside its own problems. A field the schema refuses
+ * (not a UUID, not a string) is left to it.
+ */
+function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>): FieldError[] {
   const details: FieldError[] = []
-  const organization = sandbox.organizations.find(({ organization_id }) => organization_id === (body.organization_id ?? sandbox.organization().organization_id))
+  const { organization_id = sandbox.organization().organization_id, reason } = fields
+  if (!SimulateCallRequest.shape.organization_id.safeParse(organization_id).success) return details
+  const organization = sandbox.organizations.find((candidate) => candidate.organization_id === organization_id)
   if (!organization) {
-    const known = sandbox.organizations.map(({ organization_id }) => organization_id).join(', ')
+    const known = sandbox.organizations.map((candidate) => candidate.organization_id).join(', ')
     details.push({ field: 'organization_id', code: 'invalid_format', message: `organization_id must be one of the sandbox's organizations: ${known}` })
-  } else if (body.reason !== undefined) {
+  } else if (reason !== undefined && SimulateCallRequest.shape.reason.safeParse(reason).success) {
     const reasons = businessTypes.get(organization.business_type)!.reasons.map(({ id }) => id)
-    if (!reasons.includes(body.reason)) {
+    if (!reasons.includes(reason as string)) {
       details.push({ field: 'reason', code: 'invalid_format', message: `reason must be one of ${organization.business_type}'s: ${reasons.join(', ')}` })
     }
   }
-  if (details.length > 0) throw new ApiError('validation_failed', `The body has a bad field: ${details.map(({ message }) => message).join('; ')}.`, { details })
-  return body
+  return details
 }
 const DataEnvelope = (data: z.ZodType) => RecordEnvelope(data)
 
@@ -100,10 +105,11 @@ export const controlRoutes: readonly ControlRoute[] = [
       'A caller rings: the call is told from the fixtures and stored, the contact made or updated, and a lead or an appointment follows when the conversation brings one. `{}` is a random caller of the first organization with a completed call; `in-progress` and `forwarding` calls end when the clock reaches their end.',
     query: NoQuery,
     body: SimulateCallRequest,
+    checkBody: simulatedCallProblems,
     status: 201,
     response: RecordEnvelope(CallWithMessages),
     answer: async ({ sandbox, body }) => {
-      const { call } = await sandbox.addCall(checkedAgainst(sandbox, body as SimulateCallRequest))
+      const { call } = await sandbox.addCall(body as SimulateCallRequest)
       return {
         status: 201,
         body: { data: toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()) },

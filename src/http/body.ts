@@ -46,16 +46,17 @@ export async function readJsonObject(request: Request, { optional = false } = {}
 
 /**
  * Checks body fields against a schema; every bad field is listed at once in
- * a 422 `validation_failed`.
+ * a 422 `validation_failed`, with `problems` found beyond the schema (a
+ * value the sandbox does not know) among them.
  *
  * @example
  * const contact = parseBody(CreateContactRequest, fields)
  */
-export function parseBody<S extends z.ZodType>(schema: S, fields: unknown): z.infer<S> {
+export function parseBody<S extends z.ZodType>(schema: S, fields: unknown, problems: readonly FieldError[] = []): z.infer<S> {
   const result = schema.safeParse(fields)
-  if (result.success) return result.data
+  if (result.success && problems.length === 0) return result.data
   const given = typeof fields === 'object' && fields !== null ? fields : {}
-  const details = result.error.issues.flatMap((issue) => toFieldErrors(issue, given))
+  const details = [...(result.success ? [] : result.error.issues.flatMap((issue) => toFieldErrors(issue, given))), ...problems]
   const summary = details.map((detail) => detail.message).join('; ')
   throw new ApiError('validation_failed', `The body has ${details.length === 1 ? 'a bad field' : `${details.length} bad fields`}: ${summary}.`, { details })
 }

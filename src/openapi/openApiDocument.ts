@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import type { ControlRoute } from '../control/ControlRoute.js'
 import { controlRoutes } from '../control/controlRoutes.js'
+// A cycle (answerControl serves this document), harmless: DOCUMENT_PATH is only read when a document is built.
+import { DOCUMENT_PATH } from '../control/answerControl.js'
 import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
 import type { Route } from '../http/Route.js'
 import { routes } from '../http/routes.js'
@@ -99,6 +101,22 @@ function build(sandbox: Sandbox): object {
       },
     })
   }
+  // The document itself, which needs neither a key nor the admin token.
+  operation(DOCUMENT_PATH, 'GET', {
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 document of the API and the control plane. No API key, no admin token.',
+    tags: ['Sandbox control'],
+    security: [],
+    responses: {
+      200: {
+        description: 'This OpenAPI document',
+        headers: requestIdHeader,
+        content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+      },
+      405: { $ref: '#/components/responses/Error405' },
+    },
+  })
   // Converted after the operations, so that it is named in `components.schemas` like the rest.
   const errorSchema = toSchema(ErrorEnvelope, 'output')
 

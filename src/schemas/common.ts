@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /** Lower-case UUID, as every `id` and `*_id` of the API. */
-export const Uuid = z.uuid().regex(/^[0-9a-f-]+$/, 'must be lower-case')
+export const Uuid = z.uuid({ abort: true }).regex(/^[0-9a-f-]+$/, 'must be lower-case')
 
 /** ISO 8601 UTC timestamp with `Z`, as the API writes every instant. */
 export const Timestamp = z.iso.datetime()

@@ -2,6 +2,7 @@ import { setupServer } from 'msw/node'
 import { createSandbox, type Sandbox } from '../../src/index.js'
 import type { SandboxOptions } from '../../src/sandbox/options.js'
 import { startServer } from '../../src/server/startServer.js'
+import { assertAllowedByDocument, documentValidatorOf } from './documentValidator.js'
 
 /** The instant the test worlds are seeded at; their clock stands still there. */
 export const NOW = '2026-11-20T12:00:00.000Z'
@@ -47,7 +48,7 @@ export async function inProcess(options: SandboxOptions = {}): Promise<Transport
   return {
     name: 'in-process',
     sandbox,
-    request: (path, requestOptions) => send(IN_PROCESS_ORIGIN + path, requestOptions),
+    request: (path, requestOptions) => send(sandbox, IN_PROCESS_ORIGIN + path, requestOptions),
     close: async () => server.close(),
   }
 }
@@ -58,20 +59,26 @@ export async function overHttp(options: SandboxOptions = {}): Promise<Transport>
   return {
     name: 'http',
     sandbox: running.sandbox,
-    request: (path, requestOptions) => send(running.url + path, requestOptions),
+    request: (path, requestOptions) => send(running.sandbox, running.url + path, requestOptions),
     close: running.close,
   }
 }
 
 export const transports = [inProcess, overHttp] as const
 
-async function send(url: string, { method = 'GET', key = 'sk_sandbox_all', headers = {}, body }: RequestOptions = {}): Promise<Answer> {
+/**
+ * Sends a request and reads the answer, which must be one the sandbox's
+ * OpenAPI document allows: otherwise the request fails with a
+ * `DocumentViolation`, and so does the test that made it.
+ */
+async function send(sandbox: Sandbox, url: string, { method = 'GET', key = 'sk_sandbox_all', headers = {}, body }: RequestOptions = {}): Promise<Answer> {
   const response = await fetch(url, {
     method,
     headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },
     body,
   })
   const text = await response.text()
+  assertAllowedByDocument(documentValidatorOf(sandbox), { method, url, status: response.status, contentType: response.headers.get('content-type'), text })
   let parsed: unknown = text
   try {
     parsed = JSON.parse(text)

@@ -1,0 +1,99 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { apiGet } from './support/api.js'
+import { collectScripts, launchChromium, mswCopies, newPage, screenshot } from './support/browser.js'
+
+/*
+ * The example app, built with no API URL: the sandbox answers in a service
+ * worker, with the same seed and clock as the standalone server beside it.
+ */
+
+const appUrl = inject('appUrl')
+const apiUrl = inject('apiUrl')
+let browser: Browser
+let page: Page
+let scripts: () => Promise<string[]>
+
+beforeAll(async () => {
+  browser = await launchChromium()
+  page = await newPage(browser)
+  scripts = collectScripts(page)
+  await page.goto(appUrl)
+  await page.locator('[data-call-id]').first().waitFor()
+})
+afterAll(() => browser?.close())
+
+const rowIds = () => page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
+
+describe('the example app on the service worker', () => {
+  it('runs under the service worker, with one copy of msw in its scripts', async () => {
+    expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${appUrl}/mockServiceWorker.js`)
+    expect(mswCopies(await scripts())).toBe(1)
+  })
+
+  it('renders the seeded calls, newest first, as the standalone server lists them', async () => {
+    const { body } = await apiGet(apiUrl, '/v1/calls?limit=25')
+    expect(await rowIds()).toEqual(body.data.map((call: { id: string }) => call.id))
+    await expect(page.locator('h1').textContent()).resolves.toBe('Harbor Dental Care')
+    await expect(page.locator('[data-call-id]').first().locator('.row-title').textContent()).resolves.toBe(body.data[0].caller_name)
+    await screenshot(page, 'app-inbox')
+  })
+
+  it('answers byte for byte what the standalone server answers, for the same seed and clock', async () => {
+    const { body: first } = await apiGet(apiUrl, '/v1/calls?limit=1')
+    const paths = ['/v1/calls?limit=100', '/v1/leads?limit=100&urgency=high', '/v1/appointments?limit=100', '/v1/contacts?limit=100', '/v1/me', `/v1/calls/${first.data[0].id}`]
+    for (const path of paths) {
+      const inBrowser = await page.evaluate(async (url) => {
+        const response = await fetch(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+        return { status: response.status, text: await response.text() }
+      }, path)
+      const fromServer = await apiGet(apiUrl, path)
+      const { meta: browserMeta, ...browserAnswer } = JSON.parse(inBrowser.text)
+      const { meta: serverMeta, ...serverAnswer } = fromServer.body
+      expect(inBrowser.status, path).toBe(200)
+      expect(JSON.stringify(browserAnswer), path).toBe(JSON.stringify(serverAnswer))
+      expect(browserMeta.timestamp, path).toBe(serverMeta.timestamp)
+    }
+  })
+
+  it('walks the cursor with "Load more": the next page of the same list, each call once', async () => {
+    const first = (await apiGet(apiUrl, '/v1/calls?limit=25')).body
+    const second = (await apiGet(apiUrl, `/v1/calls?limit=25&cursor=${first.next_cursor}`)).body
+    await page.getByRole('button', { name: 'Load more' }).click()
+    await page.locator('[data-call-id]').nth(49).waitFor()
+    const ids = await rowIds()
+    expect(ids).toEqual([...first.data, ...second.data].map((call: { id: string }) => call.id))
+    expect(new Set(ids).size).toBe(50)
+    await screenshot(page, 'app-load-more')
+  })
+
+  it('filters the calls by status', async () => {
+    const { body } = await apiGet(apiUrl, '/v1/calls?status=in-progress&limit=25')
+    await page.getByLabel('Status').selectOption('in-progress')
+    await expect.poll(rowIds).toEqual(body.data.map((call: { id: string }) => call.id))
+    expect(await page.locator('[data-call-id] .badge').allTextContents()).toEqual(body.data.map(() => 'in-progress'))
+    await page.getByLabel('Status').selectOption('')
+    await page.locator('[data-call-id]').nth(24).waitFor()
+  })
+
+  it("shows a call's transcript from its messages", async () => {
+    const [id] = await rowIds()
+    const { body } = await apiGet(apiUrl, `/v1/calls/${id}`)
+    await page.locator(`[data-call-id="${id}"]`).click()
+    const messages = page.getByRole('list', { name: 'Transcript' }).locator('li')
+    await messages.first().waitFor()
+    expect(await messages.count()).toBe(body.data.messages.length)
+    expect(await messages.first().textContent()).toBe(`${body.data.messages[0].role === 'assistant' ? 'Assistant' : 'Caller'}${body.data.messages[0].content}`)
+    await screenshot(page, 'app-transcript')
+  })
+
+  it('lists the leads on the Leads tab', async () => {
+    const { body } = await apiGet(apiUrl, '/v1/leads?limit=25')
+    await page.getByRole('tab', { name: 'Leads' }).click()
+    await page.locator('[data-lead-id]').first().waitFor()
+    expect(await page.locator('[data-lead-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-lead-id')))).toEqual(
+      body.data.map((lead: { id: string }) => lead.id),
+    )
+    await screenshot(page, 'app-leads')
+  })
+})

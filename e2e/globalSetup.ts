@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { TestProject } from 'vitest/node'
+import { serveStatic } from './support/serveStatic.js'
+import { E2E_NOW } from './support/api.js'
+
+/*
+ * Everything the browser tests need, from a fresh clone: the package built,
+ * the example installed and built (against the service worker, and against
+ * the standalone server), its Storybook built, and each served on loopback.
+ */
+
+const ROOT = resolve(import.meta.dirname, '..')
+const EXAMPLE = resolve(ROOT, 'examples/calls-inbox')
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The example app, the service worker answering. */
+    appUrl: string
+    /** The example app built to read the standalone server. */
+    standaloneAppUrl: string
+    /** The standalone server (`npm start`), on another port: another origin. */
+    apiUrl: string
+    storybookUrl: string
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const cleanups: Array<() => unknown> = []
+  const teardown = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup()
+  }
+  try {
+    await step('build the package', 'npm', ['run', 'build'], ROOT)
+    if (!existsSync(resolve(EXAMPLE, 'node_modules'))) {
+      // --ignore-scripts: the file:../.. dependency would run the root's prepare (the build just done).
+      await step('install the example', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], EXAMPLE)
+    }
+    const api = await startStandaloneServer()
+    cleanups.push(api.stop)
+    await step('build the example app', 'npm', ['run', 'build'], EXAMPLE, { VITE_CALL_SANDBOX_NOW: E2E_NOW })
+    await step('build the example app for the standalone server', 'npx', ['vite', 'build', '--outDir', 'dist-standalone'], EXAMPLE, { VITE_CALL_SANDBOX_URL: api.url })
+    await step('build the Storybook', 'npm', ['run', 'build-storybook', '--', '--quiet'], EXAMPLE)
+
+    const servers = await Promise.all(['dist', 'dist-standalone', 'storybook-static'].map((folder) => serveStatic(resolve(EXAMPLE, folder))))
+    cleanups.push(...servers.map((server) => server.close))
+    const [app, standaloneApp, storybook] = servers.map((server) => server.url) as [string, string, string]
+    project.provide('appUrl', app)
+    project.provide('standaloneAppUrl', standaloneApp)
+    project.provide('apiUrl', api.url)
+    project.provide('storybookUrl', storybook)
+    console.log(`app ${app}, app on the standalone server ${standaloneApp}, standalone server ${api.url}, Storybook ${storybook}`)
+  } catch (error) {
+    await teardown()
+    throw error
+  }
+  return teardown
+}
+
+/** Runs a command to its end; its output shows only when it fails. */
+async function step(title: string, command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<void> {
+  const started = performance.now()
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  const code = await new Promise<number | null>((exited) => child.on('close', exited))
+  if (code !== 0) throw new Error(`${title} failed (${command} ${args.join(' ')} in ${cwd}, exit ${code}):\n${output}`)
+  console.log(`${title}: ${((performance.now() - started) / 1_000).toFixed(1)} s`)
+}
+
+/** `call-sandbox --port 0 --now …`, as `npm start` runs it, until it says where it listens. */
+async function startStandaloneServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, ['dist/src/server/cli.js', '--port', '0', '--now', E2E_NOW, '--quiet'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = await new Promise<string>((listening, failed) => {
+    let output = ''
+    child.stdout!.on('data', (chunk) => {
+      output += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match) listening(match[1]!)
+    })
+    child.on('exit', (code) => failed(new Error(`The standalone server exited (${code}) before listening:\n${output}`)))
+  })
+  const stop = async () => {
+    if (child.exitCode !== null) return
+    const exited = new Promise((done) => child.on('exit', done))
+    child.kill('SIGTERM')
+    await exited
+  }
+  return { url, stop }
+}

@@ -1,0 +1,50 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { apiGet } from './support/api.js'
+import { launchChromium, newPage, screenshot } from './support/browser.js'
+
+/*
+ * The same app, built with VITE_CALL_SANDBOX_URL: no service worker, every
+ * request crosses to the standalone server on another origin (CORS).
+ */
+
+const standaloneAppUrl = inject('standaloneAppUrl')
+const apiUrl = inject('apiUrl')
+let browser: Browser
+let page: Page
+const requested: string[] = []
+
+beforeAll(async () => {
+  browser = await launchChromium()
+  page = await newPage(browser)
+  page.on('request', (request) => requested.push(request.url()))
+  await page.goto(standaloneAppUrl)
+  await page.locator('[data-call-id]').first().waitFor()
+})
+afterAll(() => browser?.close())
+
+describe('the example app on the standalone server', () => {
+  it('reads the API from another origin, with no service worker', async () => {
+    expect(new URL(apiUrl).origin).not.toBe(new URL(standaloneAppUrl).origin)
+    expect(await page.evaluate(() => navigator.serviceWorker.controller)).toBeNull()
+    const apiRequests = requested.filter((url) => url.includes('/v1/'))
+    expect(apiRequests.length).toBeGreaterThan(0)
+    expect(apiRequests.every((url) => url.startsWith(`${apiUrl}/v1/`))).toBe(true)
+  })
+
+  it("renders the server's calls and walks its cursor", async () => {
+    const first = (await apiGet(apiUrl, '/v1/calls?limit=25')).body
+    const second = (await apiGet(apiUrl, `/v1/calls?limit=25&cursor=${first.next_cursor}`)).body
+    await page.getByRole('button', { name: 'Load more' }).click()
+    await page.locator('[data-call-id]').nth(49).waitFor()
+    const ids = await page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
+    expect(ids).toEqual([...first.data, ...second.data].map((call: { id: string }) => call.id))
+    await screenshot(page, 'standalone-inbox')
+  })
+
+  it('opens a transcript across origins', async () => {
+    await page.locator('[data-call-id]').first().click()
+    await page.getByRole('list', { name: 'Transcript' }).locator('li').first().waitFor()
+    await screenshot(page, 'standalone-transcript')
+  })
+})

@@ -1,0 +1,130 @@
+import { fixtures } from 'call-sandbox/storybook'
+import type { Browser, Frame, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { collectScripts, launchChromium, mswCopies, newPage, screenshot } from './support/browser.js'
+
+/*
+ * The example's static Storybook: each preset of call-sandbox/storybook
+ * behind msw-storybook-addon's mswLoader, one story at a time.
+ */
+
+const storybookUrl = inject('storybookUrl')
+let browser: Browser
+let page: Page
+
+beforeAll(async () => {
+  browser = await launchChromium()
+  page = await newPage(browser)
+})
+afterAll(() => browser?.close())
+
+/** Opens one story on its own, as the Storybook's canvas shows it. */
+async function openStory(id: string): Promise<Page> {
+  await page.goto(`${storybookUrl}/iframe.html?id=${id}&viewMode=story`)
+  await page.locator('#storybook-root > *').first().waitFor()
+  return page
+}
+
+const callRows = (view: Page | Frame) => view.locator('[data-call-id]')
+
+describe('the Storybook of the example', () => {
+  it('shows the seeded calls in the default story, as the fixtures have them, with one copy of msw', async () => {
+    const scripts = collectScripts(page)
+    await openStory('callsinbox--default')
+    await callRows(page).nth(24).waitFor()
+    expect(await callRows(page).count()).toBe(25)
+    expect(await callRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))).toEqual(fixtures.calls.slice(0, 25).map((call) => call.id))
+    expect(mswCopies(await scripts())).toBe(1)
+    await screenshot(page, 'storybook-calls-default')
+  })
+
+  it('walks the cursor with "Load more" in the default story', async () => {
+    await page.getByRole('button', { name: 'Load more' }).click()
+    await callRows(page).nth(49).waitFor()
+    expect(await callRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))).toEqual(fixtures.calls.slice(0, 50).map((call) => call.id))
+  })
+
+  it.each([
+    ['callsinbox--empty', 'No calls yet.'],
+    ['leadstab--empty', 'No leads yet.'],
+  ])('shows the empty state in %s', async (id, text) => {
+    await openStory(id)
+    await expect(page.getByTestId('empty').textContent()).resolves.toContain(text)
+    await screenshot(page, `storybook-${id.replace('--', '-')}`)
+  })
+
+  it.each([
+    ['callsinbox--unauthorized', '401', 'Your API key was not accepted.'],
+    ['callsinbox--forbidden', '403', 'Your API key lacks the calls:read scope.'],
+    ['leadstab--forbidden', '403', 'Your API key lacks the leads:read scope.'],
+    ['callsinbox--rate-limited', '429', 'Too many requests. Try again in 1 s.'],
+    ['callsinbox--server-error', '500', 'The API failed (500). Try again in a moment.'],
+  ])('shows the error state of %s: %s', async (id, status, headline) => {
+    await openStory(id)
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.getAttribute('data-status')).toBe(status)
+    expect(await alert.locator('strong').textContent()).toBe(headline)
+    await screenshot(page, `storybook-${id.replace('--', '-')}`)
+  })
+
+  it('keeps the loading story loading', async () => {
+    await openStory('callsinbox--loading')
+    await page.waitForTimeout(1_500)
+    expect(await page.getByRole('status').textContent()).toBe('Loading calls…')
+    expect(await callRows(page).count()).toBe(0)
+    await screenshot(page, 'storybook-calls-loading')
+  })
+
+  it('shows the busy world, page after page', async () => {
+    await openStory('callsinbox--busy')
+    await callRows(page).nth(24).waitFor()
+    for (let pages = 2; pages <= 4; pages++) {
+      await page.getByRole('button', { name: 'Load more' }).click()
+      await callRows(page).nth(pages * 25 - 1).waitFor()
+    }
+    expect(await page.getByRole('button', { name: 'Load more' }).isVisible()).toBe(true)
+    await screenshot(page, 'storybook-calls-busy')
+  })
+
+  it('shows the degraded world slowly: loading first, then calls or a 5xx', async () => {
+    await openStory('callsinbox--degraded')
+    expect(await page.getByRole('status').textContent()).toBe('Loading calls…')
+    await page.locator('[data-call-id], [role=alert]').first().waitFor({ timeout: 10_000 })
+    const alert = page.getByRole('alert')
+    if (await alert.count()) expect(['500', '503']).toContain(await alert.getAttribute('data-status'))
+    await screenshot(page, 'storybook-calls-degraded')
+  })
+
+  it('puts a per-story override on top of the sandbox', async () => {
+    await openStory('callsinbox--one-unknown-caller')
+    await callRows(page).first().waitFor()
+    expect(await callRows(page).locator('.row-title').allTextContents()).toEqual(['Unknown caller'])
+  })
+
+  it('renders a component from the typed fixtures, with no request', async () => {
+    const call = fixtures.callsWithMessages.find((candidate) => candidate.status === 'completed')!
+    await openStory('calltranscript--completed')
+    expect(await page.getByRole('list', { name: 'Transcript' }).locator('li').count()).toBe(call.messages.length)
+    expect(await page.locator('h3').textContent()).toBe(call.caller_name)
+    await screenshot(page, 'storybook-transcript-fixtures')
+  })
+
+  it('shows the leads tab forbidden and the calls still working in the app story without leads:read', async () => {
+    await openStory('app--leads-without-scope')
+    await page.getByRole('alert').waitFor()
+    expect(await page.getByRole('alert').getAttribute('data-status')).toBe('403')
+    await page.getByRole('tab', { name: 'Calls' }).click()
+    await callRows(page).first().waitFor()
+    await screenshot(page, 'storybook-app-leads-without-scope')
+  })
+
+  it('does not let the loading story leak into the next one', async () => {
+    await page.goto(`${storybookUrl}/?path=/story/callsinbox--loading`)
+    const canvas = page.frameLocator('#storybook-preview-iframe')
+    await canvas.getByRole('status').waitFor()
+    await page.locator('#callsinbox--default').click()
+    await canvas.locator('[data-call-id]').nth(24).waitFor()
+    await screenshot(page, 'storybook-manager-after-loading')
+  })
+})

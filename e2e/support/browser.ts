@@ -1,0 +1,42 @@
+import { mkdir } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+/** Where the screenshots go: one per view, to look at after a run. */
+export const ARTIFACTS = resolve(import.meta.dirname, '../artifacts')
+
+/** Debian's chromium (or CHROMIUM_PATH), headless. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  })
+}
+
+/** A fresh page (no service worker, no storage) that reads dates in UTC and en-US, so the views look the same everywhere. */
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ timezoneId: 'UTC', locale: 'en-US', viewport: { width: 1280, height: 860 } })
+  const page = await context.newPage()
+  page.on('pageerror', (error) => console.error(`[page error] ${error.message}`))
+  return page
+}
+
+/** Saves a screenshot of the page as `<name>.png` in the artifacts folder. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(ARTIFACTS, { recursive: true })
+  await page.screenshot({ path: resolve(ARTIFACTS, `${name}.png`), fullPage: true })
+}
+
+/** How many copies of MSW's request handler class the scripts the page loaded carry. */
+export function mswCopies(scripts: string[]): number {
+  return scripts.reduce((count, text) => count + text.split('Found a redundant usage of query parameters').length - 1, 0)
+}
+
+/** Collects the text of every script the page loads from now on. */
+export function collectScripts(page: Page): () => Promise<string[]> {
+  const loading: Promise<string>[] = []
+  page.on('response', (response) => {
+    if (response.request().resourceType() === 'script') loading.push(response.text().catch(() => ''))
+  })
+  return () => Promise.all(loading)
+}
