@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { ApiError } from '../http/ApiError.js'
 import { toCallWithMessages } from '../http/resources.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { businessTypes } from '../world/fixtures.js'
