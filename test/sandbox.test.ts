@@ -186,6 +186,23 @@ describe('a sandbox in process', () => {
       expect((await api.request('/v1/me')).body.meta.timestamp).toBe(NOW)
     })
   })
+  describe('a client polling with since', () => {
+    it('sees a call added between two polls, with its new contact and its lead, however long ago the call started', async () => {
+      const first = await api.request('/v1/calls?limit=1')
+      const since = first.body.meta.timestamp
+      sandbox.clock.advance(1_000)
+      const { call, contact, lead } = await sandbox.addLead()
+      expect(call.started_at < since).toBe(true)
+
+      const calls = await api.request(`/v1/calls?since=${since}`)
+      const contacts = await api.request(`/v1/contacts?since=${since}`)
+      const leads = await api.request(`/v1/leads?since=${since}`)
+      expect(calls.body.data.map((record: { id: string }) => record.id)).toEqual([call.id])
+      expect(contacts.body.data.map((record: { id: string }) => record.id)).toEqual([contact.id])
+      expect(leads.body.data.map((record: { id: string }) => record.id)).toEqual([lead.id])
+      expect(calls.body.data[0].created_at).toBe(sandbox.clock.iso())
+    })
+  })
 })
 
 describe('a sandbox without now', () => {

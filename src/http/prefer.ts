@@ -2,6 +2,7 @@ import { MAX_LATENCY_MS } from '../sandbox/latency.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from './ApiError.js'
 import type { Route } from './Route.js'
+import { routes } from './routes.js'
 
 /** What a request asked for with `Prefer` (RFC 7240), and how to say it was applied. */
 export interface Preferences {
@@ -78,8 +79,11 @@ export function forcedError(status: number, { sandbox, route, apiKey }: { sandbo
       return new ApiError('insufficient_scope', asked, { details: { required_scope: route.scope, key_scopes: [...apiKey.scopes] } })
     case 404:
       return new ApiError('not_found', asked)
-    case 405:
-      return new ApiError('method_not_allowed', asked, { headers: { Allow: route.method } })
+    case 405: {
+      // Allow lists every method the path takes, as a real 405 of it does.
+      const allowed = routes.filter(({ path }) => path === route.path).map(({ method }) => method)
+      return new ApiError('method_not_allowed', asked, { headers: { Allow: allowed.join(', ') } })
+    }
     case 409: {
       const newest = sandbox.db.page('contacts', apiKey.organization.organization_id, { limit: 1 }).records[0]
       return new ApiError('contact_exists', asked, { details: { contact_id: newest?.id ?? null } })

@@ -112,7 +112,15 @@ function build(sandbox: Sandbox): object {
       200: {
         description: 'This OpenAPI document',
         headers: requestIdHeader,
-        content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
+              required: ['openapi', 'info', 'paths'],
+            },
+          },
+        },
       },
       405: { $ref: '#/components/responses/Error405' },
     },

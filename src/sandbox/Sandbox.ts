@@ -457,14 +457,22 @@ export class Sandbox {
     )
   }
 
-  /** Stores what a story made: the caller's contact (new or updated), the call, a lead, an appointment. */
+  /**
+   * Stores what a story made: the caller's contact (new or updated), the
+   * call, a lead, an appointment. They are recorded now: their `created_at`
+   * (and `updated_at`) is the sandbox clock, whenever the call started, so
+   * that a client polling with `since` sees them arrive.
+   */
   async #store(story: CallStory): Promise<AddedCall> {
+    const recorded = this.clock.iso()
+    const later = (at: string) => (at > recorded ? at : recorded)
     const contact = this.db.get('contacts', story.contact.id)
-      ? await this.db.update('contacts', story.contact.id, story.contact)
-      : await this.db.insert('contacts', story.contact)
-    const call = await this.db.insert('calls', story.call)
-    const lead = story.lead && (await this.db.insert('leads', story.lead))
-    const appointment = story.appointment && (await this.db.insert('appointments', story.appointment))
+      ? await this.db.update('contacts', story.contact.id, { ...story.contact, updated_at: later(story.contact.updated_at) })
+      : await this.db.insert('contacts', { ...story.contact, created_at: recorded, updated_at: later(story.contact.updated_at) })
+    const call = await this.db.insert('calls', { ...story.call, created_at: recorded })
+    const lead = story.lead && (await this.db.insert('leads', { ...story.lead, created_at: recorded, updated_at: later(story.lead.updated_at) }))
+    const appointment =
+      story.appointment && (await this.db.insert('appointments', { ...story.appointment, created_at: recorded, updated_at: later(story.appointment.updated_at) }))
     return { call, contact, ...(lead && { lead }), ...(appointment && { appointment }) }
   }
 
