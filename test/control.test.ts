@@ -1,3 +1,4 @@
+import { getResponse } from 'msw'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startServer } from '../src/server/startServer.js'
 import { dataOf, postJson, using } from './support/control.js'
@@ -543,12 +544,13 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(report).toEqual(api.sandbox.usage.report((await import('../src/http/routes.js')).routes))
     })
 
-    it('counts under endpoints only requests that reached one, and is empty after a reset', async () => {
+    it('counts every request of a key, 404 and 405 included, under endpoints only those that reached one, and is empty after a reset', async () => {
       await api.request('/v1/nowhere')
       await api.request('/v1/me', { method: 'DELETE' })
       await api.request('/v1/me')
       const [all] = await get('/_sandbox/usage')
       expect(all.key).toBe('sk_sandbox_all')
+      expect(all.requests).toBe(3)
       expect(all.endpoints).toEqual([{ method: 'GET', path: '/v1/me', requests: 1, statuses: { 200: 1 }, parameters: [] }])
       expect(all.scopes.needed).toEqual([])
       expect(all.scopes.unused).toEqual(all.scopes.granted)
@@ -662,9 +664,12 @@ describe('the journal over a long run, in process', () => {
     using(inProcess, {}, async (api) => {
       const { journalSize } = api.sandbox.options
       expect(journalSize).toBe(1_000)
+      // Straight to the MSW handlers, as setupServer hands them a request: the same answer, a tenth of the cost.
+      const origin = api.sandbox.options.baseUrl
       for (let i = 0; i < 10_000; i++) {
-        const { status } = await api.request(`/v1/me?n=${i}`, { key: i % 2 === 0 ? 'sk_sandbox_all' : null })
-        if (status !== 400 && status !== 401) throw new Error(`request ${i} answered ${status}`)
+        const headers = i % 2 === 0 ? { Authorization: 'Bearer sk_sandbox_all' } : undefined
+        const response = await getResponse(api.sandbox.handlers, new Request(`${origin}/v1/me?n=${i}`, { headers }))
+        if (response?.status !== 400 && response?.status !== 401) throw new Error(`request ${i} answered ${response?.status}`)
       }
       const entries = dataOf(await api.request('/_sandbox/requests', { key: null }))
       expect(entries).toHaveLength(journalSize)

@@ -91,9 +91,11 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
   })
-  if (apiKey) {
+  // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
+  const user = apiKey ?? (token === null ? undefined : sandbox.apiKey(token))
+  if (user) {
     const parameters = route ? url.searchParams.keys() : []
-    sandbox.usage.record({ key: apiKey.key, organization_id: apiKey.organization.organization_id, scopes: apiKey.scopes }, route, parameters, response.status)
+    sandbox.usage.record({ key: user.key, organization_id: user.organization.organization_id, scopes: user.scopes }, route, parameters, response.status)
   }
   return response
 }
