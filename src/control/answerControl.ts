@@ -8,11 +8,8 @@ import { errorResponse, respond, toApiError } from '../http/respond.js'
 import { openApiDocument } from '../openapi/openApiDocument.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { controlRoutes } from './controlRoutes.js'
+import { DOCUMENT_PATH } from './paths.js'
 
-/** Where the control plane lives, below the sandbox's base URL. */
-export const CONTROL_PREFIX = '/_sandbox'
-/** Where the OpenAPI document is served. */
-export const DOCUMENT_PATH = '/openapi.json'
 
 /**
  * Answers the control plane (`/_sandbox/...`) and the OpenAPI document:

@@ -1,4 +1,5 @@
-import { answerControl, CONTROL_PREFIX, DOCUMENT_PATH } from '../control/answerControl.js'
+import { answerControl } from '../control/answerControl.js'
+import { CONTROL_PREFIX, DOCUMENT_PATH } from '../control/paths.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from './ApiError.js'

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { ControlRoute } from '../control/ControlRoute.js'
 import { controlRoutes } from '../control/controlRoutes.js'
 // A cycle (answerControl serves this document), harmless: DOCUMENT_PATH is only read when a document is built.
-import { DOCUMENT_PATH } from '../control/answerControl.js'
+import { DOCUMENT_PATH } from '../control/paths.js'
 import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
 import type { Route } from '../http/Route.js'
 import { routes } from '../http/routes.js'
@@ -81,7 +81,7 @@ function build(sandbox: Sandbox): object {
       parameters: [...parameters(route.pathParams, 'path', toSchema), ...parameters(route.query, 'query', toSchema), preferHeader],
       ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
       responses: {
-        [successStatusOf(route)]: success(route, toSchema),
+        [successStatusOf(route)]: success(route, successStatusOf(route), toSchema, apiHeaders),
         ...Object.fromEntries(FORCEABLE_STATUSES.map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
       },
     })
@@ -96,7 +96,7 @@ function build(sandbox: Sandbox): object {
       parameters: parameters(route.query, 'query', toSchema),
       ...(route.body && { requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
       responses: {
-        [route.status ?? 200]: success(route, toSchema),
+        [route.status ?? 200]: success(route, route.status ?? 200, toSchema, {}),
         ...Object.fromEntries(CONTROL_ERRORS.map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
       },
     })
@@ -158,7 +158,7 @@ function build(sandbox: Sandbox): object {
           `Error${status}`,
           {
             description: ERROR_DESCRIPTIONS[status],
-            headers: { ...requestIdHeader, ...(status === 429 || status === 503 ? retryAfterHeader : {}) },
+            headers: { ...requestIdHeader, ...ERROR_HEADERS[status], ...apiHeaders },
             content: { 'application/json': { schema: errorSchema } },
           },
         ]),
@@ -169,10 +169,10 @@ function build(sandbox: Sandbox): object {
 
 type ToSchema = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown>
 
-function success(route: Route | ControlRoute, toSchema: ToSchema) {
+function success(route: Route | ControlRoute, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {
   return {
     description: route.summary,
-    headers: requestIdHeader,
+    headers: { ...requestIdHeader, ...(status === 201 && locationHeader), ...headers },
     content: { 'application/json': { schema: toSchema(route.response, 'output') } },
   }
 }
@@ -180,7 +180,10 @@ function success(route: Route | ControlRoute, toSchema: ToSchema) {
 function parameters(schema: z.ZodObject, where: 'path' | 'query', toSchema: ToSchema) {
   return Object.entries(schema.shape).map(([name, parameter]) => {
     const optional = (parameter as z.ZodType).safeParse(undefined).success
-    return { name, in: where, required: where === 'path' || !optional, schema: toSchema(parameter as z.ZodType, 'input') }
+    // The value the parameter stands for (`limit`: an integer from 1 to 100) when JSON Schema can say it,
+    // else the text it is sent as (`since`, whose value zod computes with a transform).
+    const value = toSchema(parameter as z.ZodType, 'output')
+    return { name, in: where, required: where === 'path' || !optional, schema: Object.keys(value).length > 0 ? value : toSchema(parameter as z.ZodType, 'input') }
   })
 }
 
@@ -192,8 +195,32 @@ const preferHeader = {
   schema: { type: 'string', examples: ['code=500', 'delay=2000', 'code=429, delay=500'] },
 }
 
-const requestIdHeader = { 'X-Request-Id': { description: 'The id in meta.request_id.', schema: { type: 'string' } } }
-const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } } }
+/** The schema of `meta.request_id`, for the header that repeats it. */
+function requestIdSchema(): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(Meta.shape.request_id, { target: 'draft-2020-12' })
+  return schema
+}
+
+/** On every answer. */
+const requestIdHeader = {
+  'X-Request-Id': { description: 'The id in meta.request_id.', required: true, schema: requestIdSchema() },
+}
+const locationHeader = { Location: { description: 'Where the created record is read, such as `/v1/contacts/{id}`.', required: true, schema: { type: 'string' } } }
+const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } } }
+/** What an error status always carries besides X-Request-Id. */
+const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
+  401: { 'WWW-Authenticate': { description: 'The scheme to authenticate with.', required: true, schema: { type: 'string', enum: ['Bearer'] } } },
+  405: { Allow: { description: 'The methods the path takes, such as `GET, POST`.', required: true, schema: { type: 'string' } } },
+  429: retryAfterHeader,
+  503: retryAfterHeader,
+}
+/** On API answers (not the control plane's) when they apply. */
+const apiHeaders = {
+  'X-RateLimit-Limit': { description: 'Requests a key may make in a window, when the sandbox simulates a rate limit (`--rate-limit`).', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window, when the sandbox simulates a rate limit.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the current window ends, in epoch seconds, when the sandbox simulates a rate limit.', schema: { type: 'integer' } },
+  'Preference-Applied': { description: 'The `Prefer` preferences (`code=`, `delay=`) the sandbox applied.', schema: { type: 'string' } },
+}
 
 function tagOf(path: string): string {
   const resource = path.split('/')[2] ?? ''

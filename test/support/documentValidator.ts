@@ -20,8 +20,7 @@ export interface Exchange {
   /** The request URL, absolute; its path is matched as the sandbox matches it (still percent-encoded). */
   url: string
   status: number
-  /** The `Content-Type` header of the answer. */
-  contentType: string | null
+  headers: Headers
   /** The body as text. */
   text: string
 }
@@ -70,7 +69,7 @@ export class DocumentValidator {
    * @example
    * validator.violations({ method: 'GET', url: 'https://api.call-sandbox.test/v1/me', status: 200, contentType: 'application/json', text })
    */
-  violations({ method: sent, url, status, contentType, text }: Exchange): string[] {
+  violations({ method: sent, url, status, headers, text }: Exchange): string[] {
     // fetch upper-cases these methods, and only these, as the Fetch standard says.
     const method = FETCH_NORMALIZED.includes(sent.toUpperCase()) ? sent.toUpperCase() : sent
     const path = new URL(url).pathname
@@ -89,8 +88,27 @@ export class DocumentValidator {
       response = this.resolve(this.document.components?.responses?.[`Error${status}`])
       if (!response) return [`answered ${status}, which is not an error status of components.responses`]
     }
+    const problems = this.headerViolations(where, response, headers)
     // A HEAD answer has no body to hold to anything.
-    if (method === 'HEAD' || !response.content) return []
+    if (method === 'HEAD' || !response.content) return problems
+    return [...problems, ...this.bodyViolations(where, response, headers.get('content-type'), text)]
+  }
+
+  /** Every header the response marks `required` is there, and each documented one that is there matches its schema. */
+  private headerViolations(where: string, response: Json, headers: Headers): string[] {
+    return Object.entries((response.headers ?? {}) as Json).flatMap(([name, header]) => {
+      const { required, schema } = this.resolve(header as Json) ?? {}
+      const value = headers.get(name)
+      if (value === null) return required ? [`the header ${name} is missing; ${where} requires it`] : []
+      if (!schema) return []
+      // A header is text; an integer header is its digits.
+      const typed = (schema as Json).type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value
+      const validate = this.validatorOf(`${where}.headers["${name}"].schema`, schema as Json)
+      return validate(typed) ? [] : (validate.errors ?? []).map((error) => `the header ${name}: ${JSON.stringify(value)} ${error.message}`)
+    })
+  }
+
+  private bodyViolations(where: string, response: Json, contentType: string | null, text: string): string[] {
     const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
     const media = response.content[mediaType] as Json | undefined
     if (!media) return [`Content-Type is ${contentType}; ${where} has ${Object.keys(response.content).join(', ')}`]

@@ -78,7 +78,7 @@ async function send(sandbox: Sandbox, url: string, { method = 'GET', key = 'sk_s
     body,
   })
   const text = await response.text()
-  assertAllowedByDocument(documentValidatorOf(sandbox), { method, url, status: response.status, contentType: response.headers.get('content-type'), text })
+  assertAllowedByDocument(documentValidatorOf(sandbox), { method, url, status: response.status, headers: response.headers, text })
   let parsed: unknown = text
   try {
     parsed = JSON.parse(text)
