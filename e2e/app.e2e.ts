@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { apiGet } from './support/api.js'
-import { collectScripts, launchChromium, mswCopies, newPage, screenshot } from './support/browser.js'
+import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot } from './support/browser.js'
 
 /*
  * The example app, built with no API URL: the sandbox answers in a service
@@ -21,6 +21,7 @@ beforeAll(async () => {
   await page.goto(appUrl)
   await page.locator('[data-call-id]').first().waitFor()
 })
+afterEach(() => expect(pageErrors.splice(0)).toEqual([]))
 afterAll(() => browser?.close())
 
 const rowIds = () => page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { apiGet } from './support/api.js'
-import { launchChromium, newPage, screenshot } from './support/browser.js'
+import { launchChromium, newPage, pageErrors, screenshot } from './support/browser.js'
 
 /*
  * The same app, built with VITE_CALL_SANDBOX_URL: no service worker, every
@@ -21,6 +21,7 @@ beforeAll(async () => {
   await page.goto(standaloneAppUrl)
   await page.locator('[data-call-id]').first().waitFor()
 })
+afterEach(() => expect(pageErrors.splice(0)).toEqual([]))
 afterAll(() => browser?.close())
 
 describe('the example app on the standalone server', () => {

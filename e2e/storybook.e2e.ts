@@ -1,7 +1,7 @@
 import { fixtures } from 'call-sandbox/storybook'
-import type { Browser, Frame, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { collectScripts, launchChromium, mswCopies, newPage, screenshot } from './support/browser.js'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot } from './support/browser.js'
 
 /*
  * The example's static Storybook: each preset of call-sandbox/storybook
@@ -11,25 +11,33 @@ import { collectScripts, launchChromium, mswCopies, newPage, screenshot } from '
 const storybookUrl = inject('storybookUrl')
 let browser: Browser
 let page: Page
+/** The scripts the current story's page loaded. */
+let scripts: () => Promise<string[]>
 
 beforeAll(async () => {
   browser = await launchChromium()
-  page = await newPage(browser)
 })
+afterEach(() => expect(pageErrors.splice(0)).toEqual([]))
 afterAll(() => browser?.close())
 
-/** Opens one story on its own, as the Storybook's canvas shows it. */
+/**
+ * Opens one story on its own, as the Storybook's canvas shows it, in a fresh
+ * page: msw's worker unregisters itself when the last page it served goes,
+ * and a navigation races with that.
+ */
 async function openStory(id: string): Promise<Page> {
+  await page?.context().close()
+  page = await newPage(browser)
+  scripts = collectScripts(page)
   await page.goto(`${storybookUrl}/iframe.html?id=${id}&viewMode=story`)
   await page.locator('#storybook-root > *').first().waitFor()
   return page
 }
 
-const callRows = (view: Page | Frame) => view.locator('[data-call-id]')
+const callRows = (view: Page) => view.locator('[data-call-id]')
 
 describe('the Storybook of the example', () => {
   it('shows the seeded calls in the default story, as the fixtures have them, with one copy of msw', async () => {
-    const scripts = collectScripts(page)
     await openStory('callsinbox--default')
     await callRows(page).nth(24).waitFor()
     expect(await callRows(page).count()).toBe(25)
@@ -54,7 +62,7 @@ describe('the Storybook of the example', () => {
   })
 
   it.each([
-    ['callsinbox--unauthorized', '401', 'Your API key was not accepted.'],
+    ['callsinbox--unauthorized', '401', 'Your API key was not accepted. Check the key in your settings.'],
     ['callsinbox--forbidden', '403', 'Your API key lacks the calls:read scope.'],
     ['leadstab--forbidden', '403', 'Your API key lacks the leads:read scope.'],
     ['callsinbox--rate-limited', '429', 'Too many requests. Try again in 1 s.'],
@@ -114,17 +122,19 @@ describe('the Storybook of the example', () => {
     await openStory('app--leads-without-scope')
     await page.getByRole('alert').waitFor()
     expect(await page.getByRole('alert').getAttribute('data-status')).toBe('403')
-    await page.getByRole('tab', { name: 'Calls' }).click()
-    await callRows(page).first().waitFor()
     await screenshot(page, 'storybook-app-leads-without-scope')
+    await page.getByRole('tab', { name: 'Calls' }).click()
+    await callRows(page).nth(24).waitFor()
   })
 
   it('does not let the loading story leak into the next one', async () => {
-    await page.goto(`${storybookUrl}/?path=/story/callsinbox--loading`)
-    const canvas = page.frameLocator('#storybook-preview-iframe')
-    await canvas.getByRole('status').waitFor()
-    await page.locator('#callsinbox--default').click()
+    const manager = await newPage(browser)
+    await manager.goto(`${storybookUrl}/?path=/story/callsinbox--loading`)
+    const canvas = manager.frameLocator('#storybook-preview-iframe')
+    await canvas.getByText('Loading calls…').waitFor()
+    await manager.locator('#callsinbox--default').click()
     await canvas.locator('[data-call-id]').nth(24).waitFor()
-    await screenshot(page, 'storybook-manager-after-loading')
+    await screenshot(manager, 'storybook-manager-after-loading')
+    await manager.context().close()
   })
 })

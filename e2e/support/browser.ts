@@ -5,7 +5,12 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 /** Where the screenshots go: one per view, to look at after a run. */
 export const ARTIFACTS = resolve(import.meta.dirname, '../artifacts')
 
-/** Debian's chromium (or CHROMIUM_PATH), headless. */
+/**
+ * Debian's chromium (or CHROMIUM_PATH), headless.
+ *
+ * @example
+ * const browser = await launchChromium()
+ */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -13,26 +18,53 @@ export function launchChromium(): Promise<Browser> {
   })
 }
 
-/** A fresh page (no service worker, no storage) that reads dates in UTC and en-US, so the views look the same everywhere. */
+/**
+ * A fresh page (no service worker, no storage) that reads dates in UTC and
+ * en-US, so the views look the same everywhere.
+ *
+ * @example
+ * const page = await newPage(browser)
+ */
 export async function newPage(browser: Browser): Promise<Page> {
   const context = await browser.newContext({ timezoneId: 'UTC', locale: 'en-US', viewport: { width: 1280, height: 860 } })
   const page = await context.newPage()
-  page.on('pageerror', (error) => console.error(`[page error] ${error.message}`))
+  page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
   return page
 }
 
-/** Saves a screenshot of the page as `<name>.png` in the artifacts folder. */
+/** The uncaught errors of every page so far: a test takes them with `pageErrors.splice(0)` and expects none. */
+export const pageErrors: string[] = []
+
+/**
+ * Saves a screenshot of the whole page as `<name>.png` in the artifacts folder.
+ *
+ * @example
+ * await screenshot(page, 'app-inbox') // e2e/artifacts/app-inbox.png
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(ARTIFACTS, { recursive: true })
   await page.screenshot({ path: resolve(ARTIFACTS, `${name}.png`), fullPage: true })
 }
 
-/** How many copies of MSW's request handler class the scripts the page loaded carry. */
+/**
+ * How many copies of MSW's request handler class the scripts carry (a
+ * message of `HttpHandler`'s, once per copy).
+ *
+ * @example
+ * expect(mswCopies(await scripts())).toBe(1)
+ */
 export function mswCopies(scripts: string[]): number {
   return scripts.reduce((count, text) => count + text.split('Found a redundant usage of query parameters').length - 1, 0)
 }
 
-/** Collects the text of every script the page loads from now on. */
+/**
+ * Collects the text of every script the page loads from now on.
+ *
+ * @example
+ * const scripts = collectScripts(page)
+ * await page.goto(url)
+ * const texts = await scripts()
+ */
 export function collectScripts(page: Page): () => Promise<string[]> {
   const loading: Promise<string>[] = []
   page.on('response', (response) => {

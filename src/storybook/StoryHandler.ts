@@ -46,6 +46,7 @@ export class StoryHandler extends HttpHandler {
     this.#story = story
   }
 
+  /** @note msw (2.15 and later) calls this on every current handler in `resetHandlers()`, before it drops them. */
   protected override reset(): void {
     super.reset()
     this.#story.reset()

@@ -9,11 +9,6 @@ import { defaultOrganizations } from '../world/fixtures.js'
  */
 export const STORY_NOW = '2026-11-20T12:00:00Z'
 
-/** The options a story's sandbox is made with: a fixed clock at {@link STORY_NOW} unless told otherwise. */
-export function storyOptions(options: SandboxOptions = {}): SandboxOptions {
-  return { now: STORY_NOW, ...options }
-}
-
 const sandboxes = new Map<string, Sandbox>()
 
 /**
@@ -28,7 +23,8 @@ const sandboxes = new Map<string, Sandbox>()
  * const withoutLeads = storySandbox({}, 'leads:read')
  */
 export function storySandbox(options: SandboxOptions = {}, missingScope?: Scope | 'every'): Sandbox {
-  const resolved = storyOptions(options)
+  // A fixed clock at STORY_NOW, unless the story says otherwise.
+  const resolved: SandboxOptions = { now: STORY_NOW, ...options }
   const id = JSON.stringify([resolved, missingScope ?? null])
   let sandbox = sandboxes.get(id)
   if (!sandbox) {

@@ -31,10 +31,13 @@ async function get<T>(path: string, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw error
     throw new ApiProblem(0, 'network_error', 'The API could not be reached.')
   }
-  const body = await response.json()
-  if (!response.ok) {
+  const body = await response.json().catch(() => undefined)
+  if (body?.error) {
     const retryAfter = response.headers.get('Retry-After')
     throw new ApiProblem(response.status, body.error.code, body.error.message, body.error.details, retryAfter === null ? null : Number(retryAfter))
+  }
+  if (!response.ok || body === undefined) {
+    throw new ApiProblem(response.status, 'unexpected_answer', `${API_URL || location.origin}${path} answered ${response.status} without the API's JSON.`)
   }
   return body as T
 }
