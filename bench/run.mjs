@@ -105,7 +105,7 @@ function startUp(args) {
     const start = performance.now()
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     child.stdout.on('data', (chunk) => {
-      if (args.length === 1 || String(chunk).includes('listening on')) child.kill()
+      if (String(chunk).includes('listening on')) child.kill()
     })
     child.on('exit', () => resolve(performance.now() - start))
     child.on('error', reject)

@@ -445,6 +445,13 @@ describe.each(named)('the control plane, %s', (_name, make) => {
   })
 
   describe('the request journal, GET /_sandbox/requests', () => {
+    it('keeps every query parameter as sent, __proto__ too', async () => {
+      await api.request('/v1/calls?__proto__=a&__proto__=b&limit=1')
+      const [entry] = (await api.request('/_sandbox/requests?limit=1', { key: null })).body.data
+      // Compared as JSON: in an object literal, __proto__ would set the prototype instead.
+      expect(JSON.stringify(entry.query)).toBe('{"__proto__":["a","b"],"limit":"1"}')
+    })
+
     it('lists the API requests newest first, with their fields, and none of the control plane', async () => {
       const sent = [
         await api.request('/v1/me'),
@@ -501,6 +508,12 @@ describe.each(named)('the control plane, %s', (_name, make) => {
   })
 
   describe('the usage report, GET /_sandbox/usage', () => {
+    it('lists under an endpoint only the parameters it takes, not the unknown ones a client sent', async () => {
+      for (let i = 0; i < 20; i++) await api.request(`/v1/calls?limit=1&bogus_${i}=1`)
+      const [usage] = (await api.request('/_sandbox/usage', { key: null })).body.data
+      expect(usage.endpoints).toEqual([{ method: 'GET', path: '/v1/calls', requests: 20, statuses: { 400: 20 }, parameters: ['limit'] }])
+    })
+
     it('shows per key its endpoints, parameters and statuses, what it never touched, and the scopes it needed', async () => {
       const phone = encodeURIComponent('+16175550123')
       await api.request('/v1/calls?limit=5&status=completed', { key: 'sk_sandbox_readonly' })

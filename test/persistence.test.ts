@@ -91,6 +91,27 @@ describe('--data FILE', () => {
     expect(ended.data.messages.length).toBeGreaterThan(live.data.messages.length)
   })
 
+  it.each([
+    ['after it ended, before its lead came', (endedAt: number, _leadAt: number) => endedAt + 1],
+    ['after its lead came', (_endedAt: number, leadAt: number) => leadAt],
+  ])('restarts with a simulated live call %s, and the lead still comes', async (_when, clockAt) => {
+    const file = join(folder(), 'sandbox.json')
+    const first = await start({ data: file, now: NOW })
+    const { call } = await first.sandbox.addCall({ status: 'in-progress', reason: 'implant_quote' })
+    const ending = first.sandbox.db.endings().get(call.id)!
+    first.sandbox.clock.set(clockAt(Date.parse(ending.call.ended_at), Date.parse(ending.lead!.created_at)))
+    const before = await (await fetch(`${first.url}/v1/calls/${call.id}`, { headers: AUTH })).json()
+    expect(before.data.status).toBe('completed')
+    await stop(first)
+
+    const second = await start({ data: file })
+    const after = await (await fetch(`${second.url}/v1/calls/${call.id}`, { headers: AUTH })).json()
+    expect(after.data).toEqual(before.data)
+    second.sandbox.clock.advance(60_000)
+    const leads = await (await fetch(`${second.url}/v1/leads?limit=100`, { headers: AUTH })).json()
+    expect(leads.data.filter((lead: { call_log_id: string }) => lead.call_log_id === call.id)).toHaveLength(1)
+  })
+
   it('keeps the scenario a reset swapped to, and refuses the file under another --scenario', async () => {
     const file = join(folder(), 'sandbox.json')
     const first = await start({ data: file, now: NOW })

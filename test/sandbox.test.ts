@@ -258,3 +258,69 @@ describe('factories, checked', () => {
     expect(broken.changes().writes).toBe(2)
   })
 })
+
+describe('live calls, the clock and the write queue', () => {
+  it('answers a poll that waited (Prefer: delay) with every record due by its meta.timestamp', async () => {
+    const api = await inProcess({ clock: 'running' })
+    try {
+      const { sandbox } = api
+      const { call } = await sandbox.addCall({ status: 'in-progress', reason: 'implant_quote' })
+      const ending = sandbox.db.endings().get(call.id)!
+      // The lead falls due 300 ms from now, in the middle of a 600 ms delay.
+      sandbox.clock.set(Date.parse(ending.lead!.created_at) - 300)
+      const since = sandbox.clock.iso()
+      const answer = await api.request(`/v1/leads?since=${since}`, { headers: { Prefer: 'delay=600' } })
+      expect(answer.body.meta.timestamp >= ending.lead!.created_at).toBe(true)
+      expect(answer.body.data.map((lead: { id: string }) => lead.id)).toContain(ending.lead!.id)
+    } finally {
+      await api.close()
+    }
+  })
+
+  it('runs overlapping live ticks one after another: a stopped clock moves one interval per tick', async () => {
+    const sequential = createSandbox({ now: NOW, live: 10_000 })
+    const overlapping = createSandbox({ now: NOW, live: 10_000 })
+    try {
+      const one = [await sequential.liveTick(), await sequential.liveTick(), await sequential.liveTick()]
+      const all = await Promise.all([overlapping.liveTick(), overlapping.liveTick(), overlapping.liveTick()])
+      expect(all.map(({ call }) => call.created_at)).toEqual(['2026-11-20T12:00:10.000Z', '2026-11-20T12:00:20.000Z', '2026-11-20T12:00:30.000Z'])
+      expect(all.map(({ call }) => call)).toEqual(one.map(({ call }) => call))
+    } finally {
+      sequential.stop()
+      overlapping.stop()
+    }
+  })
+
+  it('keeps no ending pending once it has fully come, and tells listeners only of settles that wrote', async () => {
+    const sandbox = createSandbox({ now: NOW })
+    await sandbox.ready
+    for (let i = 0; i < 5; i++) await sandbox.addCall({ status: 'in-progress', reason: 'book_cleaning' })
+    let changes = 0
+    sandbox.onChange(() => changes++)
+    // The clock's move is one change; fifty concurrent settles write once between them.
+    sandbox.clock.advance(60 * 60_000)
+    await Promise.all(Array.from({ length: 50 }, () => sandbox.settle()))
+    expect(changes).toBe(2)
+    expect([...sandbox.db.pendingEndings()]).toEqual([])
+    expect(sandbox.db.endings().size).toBeGreaterThanOrEqual(5)
+  })
+
+  it('refuses a clock outside 1970 to 9000, in process and over the control plane', async () => {
+    const api = await inProcess()
+    try {
+      expect(() => api.sandbox.clock.set(9e15)).toThrow(RangeError)
+      expect(() => api.sandbox.clock.set(-1)).toThrow(/1970/)
+      const setClock = (body: string) => api.request('/_sandbox/clock', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })
+      expect((await setClock('{"now":"1970-01-01T00:00:00Z"}')).status).toBe(200)
+      for (const body of ['{"now":"9999-12-31T23:59:59Z"}', '{"advance_seconds":-60}']) {
+        const answer = await setClock(body)
+        expect(answer.status, body).toBe(422)
+        expect(answer.body.error.details[0].message).toMatch(/1970-01-01 to 9000-01-01/)
+      }
+      expect(api.sandbox.clock.iso()).toBe('1970-01-01T00:00:00.000Z')
+      expect(() => createSandbox({ now: '9999-01-01T00:00:00Z' })).toThrow(/now must be from 1971/)
+    } finally {
+      await api.close()
+    }
+  })
+})

@@ -10,7 +10,6 @@ import type { Sandbox } from '../sandbox/Sandbox.js'
 import { controlRoutes } from './controlRoutes.js'
 import { DOCUMENT_PATH } from './paths.js'
 
-
 /**
  * Answers the control plane (`/_sandbox/...`) and the OpenAPI document:
  * route (404/405) → admin token, when the sandbox has one (401) →

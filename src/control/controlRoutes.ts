@@ -1,5 +1,7 @@
 import { z } from 'zod'
+import { ApiError } from '../http/ApiError.js'
 import { toCallWithMessages } from '../http/resources.js'
+import { CLOCK_RANGE } from '../sandbox/Clock.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { businessTypes } from '../world/fixtures.js'
 import {
@@ -43,7 +45,6 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
   }
   return details
 }
-const DataEnvelope = (data: z.ZodType) => RecordEnvelope(data)
 
 /** The control plane, under `/_sandbox/`: what a test or a developer does to the sandbox itself. */
 export const controlRoutes: readonly ControlRoute[] = [
@@ -53,7 +54,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     summary: 'Health of the sandbox',
     description: 'Whether the sandbox is up, with its seed, scenario, clock and record counts.',
     query: NoQuery,
-    response: DataEnvelope(Health),
+    response: RecordEnvelope(Health),
     answer: ({ sandbox }) => ({ body: { data: sandbox.health() } }),
   },
   {
@@ -64,7 +65,7 @@ export const controlRoutes: readonly ControlRoute[] = [
       'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report and the rate limits. `{"scenario": "empty"}` seeds that scenario instead.',
     query: NoQuery,
     body: ResetRequest,
-    response: DataEnvelope(Health),
+    response: RecordEnvelope(Health),
     answer: async ({ sandbox, body }) => {
       await sandbox.reset(body as z.infer<typeof ResetRequest>)
       return { body: { data: sandbox.health() } }
@@ -83,7 +84,7 @@ export const controlRoutes: readonly ControlRoute[] = [
         .pipe(z.int().min(1, { error: 'limit must be a positive integer.' }))
         .optional(),
     }),
-    response: DataEnvelope(z.array(JournalEntry)),
+    response: RecordEnvelope(z.array(JournalEntry)),
     answer: ({ sandbox, query }) => ({ body: { data: sandbox.journal.entries(query.limit as number | undefined) } }),
   },
   {
@@ -93,7 +94,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     description:
       'Per key since the last reset: the endpoints, parameters and statuses it used, the endpoints it never touched, and the scopes it needed: the least-privilege set for the integration.',
     query: NoQuery,
-    response: DataEnvelope(z.array(KeyUsage)),
+    response: RecordEnvelope(z.array(KeyUsage)),
     answer: ({ sandbox }) => ({ body: { data: sandbox.usage.report(routes) } }),
   },
   {
@@ -122,7 +123,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     summary: 'Read the clock',
     description: 'The sandbox time: new records and meta.timestamp read it, and live calls end by it.',
     query: NoQuery,
-    response: DataEnvelope(ClockState),
+    response: RecordEnvelope(ClockState),
     answer: ({ sandbox }) => ({ body: { data: sandbox.clockState() } }),
   },
   {
@@ -132,11 +133,16 @@ export const controlRoutes: readonly ControlRoute[] = [
     description: '`{"now": "2026-11-21T09:00:00Z"}` sets it; `{"advance_seconds": 900}` moves it on (negative: back). Live calls whose end has come end.',
     query: NoQuery,
     body: ClockRequest,
-    response: DataEnvelope(ClockState),
+    response: RecordEnvelope(ClockState),
     answer: async ({ sandbox, body }) => {
       const { now, advance_seconds } = body as z.infer<typeof ClockRequest>
-      if (now !== undefined) sandbox.clock.set(parseInstant(now)!)
-      else sandbox.clock.advance(advance_seconds! * 1_000)
+      const target = now !== undefined ? parseInstant(now)! : sandbox.clock.now() + advance_seconds! * 1_000
+      if (!(target >= CLOCK_RANGE.min && target <= CLOCK_RANGE.max)) {
+        const field = now !== undefined ? 'now' : 'advance_seconds'
+        const message = `${field} must keep the clock from 1970-01-01 to 9000-01-01; it would be at ${Number.isFinite(new Date(target).getTime()) ? new Date(target).toISOString() : target}`
+        throw new ApiError('validation_failed', `The body has a bad field: ${message}.`, { details: [{ field, code: 'invalid_format', message }] })
+      }
+      sandbox.clock.set(target)
       await sandbox.settle()
       return { body: { data: sandbox.clockState() } }
     },
@@ -147,7 +153,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     summary: 'The scenarios',
     description: 'The named worlds `POST /_sandbox/reset` can seed, and which one is in use.',
     query: NoQuery,
-    response: DataEnvelope(z.array(ScenarioInfo)),
+    response: RecordEnvelope(z.array(ScenarioInfo)),
     answer: ({ sandbox }) => ({
       body: { data: SCENARIO_NAMES.map((name) => ({ name, description: scenarios[name].description, current: name === sandbox.options.scenario })) },
     }),

@@ -73,6 +73,8 @@ export class Database {
   #messageTimes = new Map<string, number[]>()
   /** How each live call ends (see `CallEnding`); kept beside the call, like its message times, and never changed. */
   #endings = new Map<string, CallEnding>()
+  /** Calls whose ending has not fully come (the call is live, or its lead or appointment is still to appear). */
+  #pendingEndings = new Set<string>()
   /** Records inserted since the last load, oldest first. */
   #inserted: Array<[Kind, string]> = []
   /** Loaded records changed since the last load, as they were loaded. */
@@ -86,6 +88,7 @@ export class Database {
     this.#contactsByPhone = new Map()
     this.#messageTimes = new Map()
     this.#endings = new Map()
+    this.#pendingEndings = new Set()
     this.#inserted = []
     this.#originals = new Map()
     const positions = new Map<string, KeysetPosition[]>()
@@ -145,6 +148,8 @@ export class Database {
     }
     this.#inserted = []
     this.#originals = new Map()
+    // What had come of the endings may have been undone.
+    this.#pendingEndings = new Set(this.#endings.keys())
   }
 
   /** What was written since the last load, as it stands now. */
@@ -154,7 +159,9 @@ export class Database {
         const record = this.#byId[kind].get(id)
         if (kind !== 'calls') return { kind, record }
         const ending = this.#endings.get(id)
-        return { kind, record: { ...record, message_times: this.#messageTimes.get(id) ?? [], ...(ending && { ending }) } }
+        // A call that ended has its full conversation: the times of every line, which its ending holds.
+        const times = ending && record.ended_at !== null ? ending.message_times : this.#messageTimes.get(id)
+        return { kind, record: { ...record, message_times: times ?? [], ...(ending && { ending }) } }
       }),
       changed: [...this.#originals.values()].map(([kind, original]) => ({ kind, record: this.#byId[kind].get(original.id) })),
     }
@@ -179,19 +186,50 @@ export class Database {
     return this.#endings
   }
 
+  /**
+   * The endings not fully come yet: the call is still live, or its lead or
+   * appointment is still to appear. Those that have fully come drop out as
+   * they are met, so this stays as small as what is pending.
+   */
+  *pendingEndings(): Generator<[string, CallEnding]> {
+    for (const callId of this.#pendingEndings) {
+      const ending = this.#endings.get(callId)
+      const call = this.get('calls', callId)
+      const done =
+        !ending ||
+        !call ||
+        (call.ended_at !== null && (!ending.lead || this.get('leads', ending.lead.id)) && (!ending.appointment || this.get('appointments', ending.appointment.id)))
+      if (done) this.#pendingEndings.delete(callId)
+      else yield [callId, ending]
+    }
+  }
+
   /** The contact of `organizationId` whose phone is `phone`. */
   contactByPhone(organizationId: string, phone: string): StoredContact | undefined {
     const id = this.#contactsByPhone.get(`${organizationId} ${phone}`)
     return id === undefined ? undefined : this.get('contacts', id)
   }
 
-  /** Adds a record, checked first: its kind's schema, a new id, a phone no other contact has, a time for each line of a call. */
-  async insert<K extends Kind>(kind: K, record: WorldRecords[K][number]): Promise<StoredRecords[K]> {
-    const checked = storedSchemas[kind].parse(record)
-    if (this.#byId[kind].has(checked.id)) throw new Error(`A ${kind} record with the id ${checked.id} exists already.`)
-    if (kind === 'contacts' && this.#contactsByPhone.has(phoneKey(checked as StoredContact))) {
+  /**
+   * A record as it would be stored, checked against its kind's schema, and,
+   * for an insert, for an id and (a contact's) phone nobody has yet. Throws
+   * what `insert` or `update` would; stores nothing.
+   *
+   * @example
+   * db.check('contacts', contact, { insert: true })
+   */
+  check<K extends Kind>(kind: K, record: unknown, { insert = false } = {}): StoredRecords[K] {
+    const checked = storedSchemas[kind].parse(record) as StoredRecords[K]
+    if (insert && this.#byId[kind].has(checked.id)) throw new Error(`A ${kind} record with the id ${checked.id} exists already.`)
+    if (insert && kind === 'contacts' && this.#contactsByPhone.has(phoneKey(checked as StoredContact))) {
       throw new Error(`A contact with the phone ${(checked as StoredContact).phone} exists already.`)
     }
+    return checked
+  }
+
+  /** Adds a record, checked first: its kind's schema, a new id, a phone no other contact has, a time for each line of a call. */
+  async insert<K extends Kind>(kind: K, record: WorldRecords[K][number]): Promise<StoredRecords[K]> {
+    const checked = this.check(kind, record, { insert: true })
     if (kind === 'calls') {
       const times = (record as CallWithConversation).message_times
       const lines = (checked as StoredCall).transcript === '' ? 0 : (checked as StoredCall).transcript.split('\n').length
@@ -201,10 +239,11 @@ export class Database {
       const { ending } = record as CallWithConversation
       if (ending !== undefined) {
         const endingLines = ending.call.transcript.split('\n').length
-        if (ending.message_times.length !== endingLines || !ending.message_times.every(Number.isSafeInteger) || (checked as StoredCall).ended_at !== null) {
-          throw new Error(`The ending of the call ${checked.id} needs a live call and one epoch-ms time for each of its ${endingLines} transcript lines.`)
+        if (ending.message_times.length !== endingLines || !ending.message_times.every(Number.isSafeInteger)) {
+          throw new Error(`The ending of the call ${checked.id} needs one epoch-ms time for each of its ${endingLines} transcript lines.`)
         }
         this.#endings.set(checked.id, ending)
+        this.#pendingEndings.add(checked.id)
       }
       this.#messageTimes.set(checked.id, times)
     }
@@ -288,7 +327,10 @@ export class Database {
     if (kind !== 'calls') return record
     const { message_times, ending, ...call } = record as CallWithConversation
     this.#messageTimes.set(call.id, message_times)
-    if (ending) this.#endings.set(call.id, ending)
+    if (ending) {
+      this.#endings.set(call.id, ending)
+      this.#pendingEndings.add(call.id)
+    }
     return call
   }
 

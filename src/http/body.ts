@@ -38,7 +38,7 @@ export async function readJsonObject(request: Request, { optional = false } = {}
     throw new ApiError('invalid_json', `The body is not valid JSON: ${reason}.`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError('invalid_json', `The body must be a JSON object, such as {"phone": "+14155550123"}; got ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}.`)
+    throw new ApiError('invalid_json', `The body must be a JSON object ({ … }); got ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}.`)
   }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
   return value as Record<string, unknown>

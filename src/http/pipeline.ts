@@ -45,7 +45,6 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
   let response: Response
   try {
     await sandbox.ready
-    await sandbox.settle()
     // Faults of the sandbox's own: latency and a share of failures, drawn for every request alike.
     const faults = sandbox.nextFaults()
     rateLimit = sandbox.rateLimiter?.take(sandbox.apiKey(token ?? '')?.key ?? ANONYMOUS)
@@ -72,9 +71,12 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     const pathParams = parseValues(route.pathParams, match.pathValues)
     const query = parseQuery(route, url.searchParams)
 
-    // The endpoint: its record or body, then its data.
+    // The endpoint: its record or body, then its data, as of one instant: what is due by
+    // meta.timestamp has come, so a client polling with since=meta.timestamp misses nothing.
+    const now = sandbox.clock.now()
+    await sandbox.settle(now)
     const result = await route.answer({ sandbox, apiKey, path: pathParams, query, request })
-    response = respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers)
+    response = respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers, now)
   } catch (error) {
     const readToTheEnd = await finishReading(request)
     response = errorResponse(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
@@ -95,7 +97,8 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
   // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
   const user = apiKey ?? (token === null ? undefined : sandbox.apiKey(token))
   if (user) {
-    const parameters = route ? url.searchParams.keys() : []
+    // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
+    const parameters = route ? [...url.searchParams.keys()].filter((name) => name in route!.query.shape) : []
     sandbox.usage.record({ key: user.key, organization_id: user.organization.organization_id, scopes: user.scopes }, route, parameters, response.status)
   }
   return response
@@ -185,7 +188,8 @@ function sleep(ms: number): Promise<void> {
 }
 
 function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {}
+  // No prototype: a parameter named __proto__ is kept like any other.
+  const query: Record<string, string | string[]> = Object.create(null)
   for (const [name, value] of searchParams) {
     const earlier = query[name]
     query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]

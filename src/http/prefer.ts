@@ -52,7 +52,12 @@ export function parsePrefer(header: string | null, route: Route): Preferences {
   return preferences
 }
 
-/** The status a route answers with when all goes well. */
+/**
+ * The status a route answers with when all goes well.
+ *
+ * @example
+ * successStatusOf(createContactRoute) // 201
+ */
 export function successStatusOf(route: Route): number {
   return route.status ?? 200
 }

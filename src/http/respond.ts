@@ -8,8 +8,16 @@ import { ApiError } from './ApiError.js'
  * @example
  * respond(sandbox, requestId, 200, { data: { status: 'ok' } })
  */
-export function respond(sandbox: Sandbox, requestId: string, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  const meta = { request_id: requestId, timestamp: sandbox.clock.iso() }
+export function respond(
+  sandbox: Sandbox,
+  requestId: string,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  /** The instant the answer is as of (epoch ms); default the clock's now. */
+  at: number = sandbox.clock.now(),
+): Response {
+  const meta = { request_id: requestId, timestamp: new Date(at).toISOString() }
   return new Response(JSON.stringify({ ...body, meta }), {
     status,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers },

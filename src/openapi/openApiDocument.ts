@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import type { ControlRoute } from '../control/ControlRoute.js'
 import { controlRoutes } from '../control/controlRoutes.js'
-// A cycle (answerControl serves this document), harmless: DOCUMENT_PATH is only read when a document is built.
 import { DOCUMENT_PATH } from '../control/paths.js'
 import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
 import type { Route } from '../http/Route.js'

@@ -1,5 +1,3 @@
-import type { Scope } from '../schemas/index.js'
-
 /** One API request as the sandbox answered it. */
 export interface JournalEntry {
   request_id: string
@@ -15,14 +13,6 @@ export interface JournalEntry {
   duration_ms: number
   /** The sandbox clock when it was answered. */
   timestamp: string
-}
-
-/** What a journal entry is counted under in the usage report: the endpoint that was matched. */
-export interface Endpoint {
-  method: string
-  /** The route's path, such as `/v1/calls/:call_id`. */
-  path: string
-  scope: Scope | null
 }
 
 export const DEFAULT_JOURNAL_SIZE = 1_000
@@ -47,13 +37,19 @@ export class Journal {
     this.#ring = new Array(capacity)
   }
 
+  /** Keeps an entry; past the capacity, the oldest goes. */
   record(entry: JournalEntry): void {
     this.#ring[this.#next] = entry
     this.#next = (this.#next + 1) % this.capacity
     this.#size = Math.min(this.#size + 1, this.capacity)
   }
 
-  /** Newest first; at most `limit` of them. */
+  /**
+   * Newest first; at most `limit` of them.
+   *
+   * @example
+   * journal.entries(1)[0]?.path // the last request's path
+   */
   entries(limit = this.capacity): JournalEntry[] {
     const count = Math.min(limit, this.#size)
     const entries: JournalEntry[] = []
@@ -65,6 +61,7 @@ export class Journal {
     return this.#size
   }
 
+  /** Forgets every entry (a reset does). */
   clear(): void {
     this.#ring.fill(undefined)
     this.#next = 0

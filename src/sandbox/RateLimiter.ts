@@ -54,7 +54,12 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Counts one request of `bucket` and says where it stands. */
+  /**
+   * Counts one request of `bucket` and says where it stands.
+   *
+   * @example
+   * if (limiter.take(key).exceeded) throw rateLimited()
+   */
   take(bucket: string): RateLimitState {
     const now = this.now()
     const { limit, windowMs } = this.rateLimit
@@ -65,10 +70,5 @@ export class RateLimiter {
     }
     window.used++
     return { limit, remaining: Math.max(0, limit - window.used), resetAt: window.start + windowMs, exceeded: window.used > limit }
-  }
-
-  /** Every key's budget back to full. */
-  reset(): void {
-    this.#windows.clear()
   }
 }

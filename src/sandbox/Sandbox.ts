@@ -1,7 +1,7 @@
 import type { Faker } from '@faker-js/faker'
 import type { RequestHandler } from 'msw'
 import { Database } from '../data/Database.js'
-import type { CallEnding, DatabaseChanges, StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
+import type { DatabaseChanges, StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
 import { createHandlers } from '../http/createHandlers.js'
 import { ApiError } from '../http/ApiError.js'
 import { parseBody } from '../http/body.js'
@@ -46,7 +46,6 @@ export interface AddedCall {
 }
 
 const MINUTE = 60_000
-const NOT_COUNTED = { counted: false }
 
 /** What a sandbox's writes changed since its seed (see `changes()`), and how many writes there were. */
 export interface SandboxChanges extends DatabaseChanges {
@@ -129,6 +128,9 @@ export class Sandbox {
    * The faults of the next API request, drawn from the seed: its latency
    * and, at the `errorRate`, a 500 or 503. The same requests in the same
    * order meet the same faults after every reset.
+   *
+   * @example
+   * const { latencyMs, failure } = sandbox.nextFaults() // { latencyMs: 0 } without latency or errorRate
    */
   nextFaults(): { latencyMs: number; failure?: 500 | 503 } {
     const { latency, errorRate } = this.#options
@@ -194,52 +196,65 @@ export class Sandbox {
       this.#rateLimiter = this.#options.rateLimit && new RateLimiter(this.#options.rateLimit)
       this.#faults = createFaker(this.#options.seed, 'faults')
       this.#arrivals = createFaker(this.#options.seed, 'live')
-    }, NOT_COUNTED)
+    }, { counted: false })
   }
 
   /**
-   * Ends the live calls whose end the clock has reached, and adds the leads
-   * and appointments whose time has come. The handlers do it before each
-   * answer; call it after moving the clock when you read `db` directly.
+   * Ends the live calls whose end the clock has reached (or `at`, epoch ms),
+   * and adds the leads and appointments whose time has come. The handlers
+   * do it before each answer; call it after moving the clock when you read
+   * `db` directly.
    *
    * @example
    * sandbox.clock.advance(10 * 60_000)
    * await sandbox.settle()
    */
-  async settle(): Promise<void> {
+  async settle(at?: number): Promise<void> {
     await this.ready
-    if (this.#dueEndings(this.clock.now()).length === 0) return
-    await this.#write(async () => {
-      for (const due of this.#dueEndings(this.clock.now())) {
-        if (due.kind === 'calls') {
-          const { call: ended, contact_email } = due.ending
-          const call = await this.db.update('calls', due.callId, ended)
-          const contact = this.db.get('contacts', call.contact_id)!
-          await this.db.update('contacts', contact.id, {
-            email: contact.email ?? contact_email,
-            updated_at: contact.updated_at > ended.ended_at ? contact.updated_at : ended.ended_at,
-          })
-        } else {
-          await this.db.insert(due.kind, due.record as never)
-        }
-      }
-    }, NOT_COUNTED)
+    if (!this.#hasDue(at ?? this.clock.now())) return
+    await this.#write(async () => this.#applyDue(at ?? this.clock.now()), { counted: false, changed: (applied) => applied > 0 })
   }
 
-  /** What of the live calls' endings is due at `now`: calls to end, then leads and appointments to add. */
-  #dueEndings(now: number) {
-    const due: Array<{ kind: 'calls'; callId: string; ending: CallEnding } | { kind: 'leads' | 'appointments'; record: StoredLead | StoredAppointment }> = []
-    for (const [callId, ending] of this.db.endings()) {
-      const call = this.db.get('calls', callId)
-      if (!call) continue
-      const ends = call.ended_at === null
-      if (ends && Date.parse(ending.call.ended_at) > now) continue
-      if (ends) due.push({ kind: 'calls', callId, ending })
+  /** Whether an ending is due at `now`: a live call to end, or a lead or appointment to add. */
+  #hasDue(now: number): boolean {
+    for (const [callId, ending] of this.db.pendingEndings()) {
+      if (this.db.get('calls', callId)!.ended_at === null) {
+        if (Date.parse(ending.call.ended_at) <= now) return true
+        continue
+      }
       for (const [kind, record] of [['leads', ending.lead], ['appointments', ending.appointment]] as const) {
-        if (record && Date.parse(record.created_at) <= now && !this.db.get(kind, record.id)) due.push({ kind, record })
+        if (record && Date.parse(record.created_at) <= now && !this.db.get(kind, record.id)) return true
       }
     }
-    return due
+    return false
+  }
+
+  /** Applies what of the endings is due at `now`, inside a write; returns how many records it wrote. */
+  async #applyDue(now: number): Promise<number> {
+    let applied = 0
+    for (const [callId, ending] of [...this.db.pendingEndings()]) {
+      const call = this.db.get('calls', callId)!
+      if (call.ended_at === null) {
+        if (Date.parse(ending.call.ended_at) > now) continue
+        const contact = this.db.get('contacts', call.contact_id)!
+        const contactChanges = {
+          email: contact.email ?? ending.contact_email,
+          updated_at: contact.updated_at > ending.call.ended_at ? contact.updated_at : ending.call.ended_at,
+        }
+        this.db.check('calls', { ...call, ...ending.call })
+        this.db.check('contacts', { ...contact, ...contactChanges })
+        await this.db.update('calls', callId, ending.call)
+        await this.db.update('contacts', contact.id, contactChanges)
+        applied += 2
+      }
+      for (const [kind, record] of [['leads', ending.lead], ['appointments', ending.appointment]] as const) {
+        if (record && Date.parse(record.created_at) <= now && !this.db.get(kind, record.id)) {
+          await this.db.insert(kind, record as never)
+          applied++
+        }
+      }
+    }
+    return applied
   }
 
   /**
@@ -247,33 +262,51 @@ export class Sandbox {
    * being forwarded); it ends, and its lead or appointment appears, as the
    * clock goes on. A fixed clock moves on by the live interval first, so a
    * live sandbox with a fixed clock runs in steps, the same every time.
+   * Arrivals are writes: they wait their turn, so ticks never overlap.
    *
    * @example
    * const { call } = await sandbox.liveTick()
    */
   async liveTick(): Promise<AddedCall> {
     await this.ready
-    const { live, fixedClock } = this.#options
-    if (fixedClock && live !== undefined) this.clock.advance(live)
-    await this.settle()
-    const status = this.#arrivals.datatype.boolean(0.8) ? 'in-progress' : 'forwarding'
-    const organizations = this.organizations.filter((organization) => organization.calls > 0)
-    const organization = organizations.length > 0 ? this.#arrivals.helpers.arrayElement(organizations) : this.organization()
-    return this.addCall({ status, organization_id: organization.organization_id })
+    return this.#write(async (faker) => {
+      const { live, fixedClock } = this.#options
+      if (fixedClock && live !== undefined) this.clock.advance(live)
+      await this.#applyDue(this.clock.now())
+      const status = this.#arrivals.datatype.boolean(0.8) ? 'in-progress' : 'forwarding'
+      const organizations = this.organizations.filter((organization) => organization.calls > 0)
+      const organization = organizations.length > 0 ? this.#arrivals.helpers.arrayElement(organizations) : this.organization()
+      return this.#store(this.#tell({ status, organization_id: organization.organization_id }, faker))
+    })
   }
 
-  /** Stops live mode's arrivals; the server calls it when it closes. */
+  /**
+   * Stops live mode's arrivals; the server calls it when it closes.
+   *
+   * @example
+   * afterAll(() => sandbox.stop())
+   */
   stop(): void {
     clearInterval(this.#liveTimer)
     this.#liveTimer = undefined
   }
 
-  /** The clock as `GET /_sandbox/clock` shows it. */
+  /**
+   * The clock as `GET /_sandbox/clock` shows it.
+   *
+   * @example
+   * sandbox.clockState() // { now: '2026-11-20T12:00:00.000Z', mode: 'fixed' }
+   */
   clockState(): { now: string; mode: 'fixed' | 'running' } {
     return { now: this.clock.iso(), mode: this.clock.fixed ? 'fixed' : 'running' }
   }
 
-  /** What `GET /_sandbox/health` shows: the world, the clock, the journal. */
+  /**
+   * What `GET /_sandbox/health` shows: the world, the clock, the journal.
+   *
+   * @example
+   * sandbox.health().records.calls // 340 in the default world
+   */
   health() {
     const { seed, scenario, live } = this.#options
     return {
@@ -322,7 +355,7 @@ export class Sandbox {
         await this.db.update(kind, record.id, record)
       }
       this.#writeCount = changes.writes
-    }, NOT_COUNTED)
+    }, { counted: false })
   }
 
   /**
@@ -466,25 +499,26 @@ export class Sandbox {
   async #store(story: CallStory): Promise<AddedCall> {
     const recorded = this.clock.iso()
     const later = (at: string) => (at > recorded ? at : recorded)
-    const contact = this.db.get('contacts', story.contact.id)
-      ? await this.db.update('contacts', story.contact.id, { ...story.contact, updated_at: later(story.contact.updated_at) })
-      : await this.db.insert('contacts', { ...story.contact, created_at: recorded, updated_at: later(story.contact.updated_at) })
-    const call = await this.db.insert('calls', { ...story.call, created_at: recorded })
-    const lead = story.lead && (await this.db.insert('leads', { ...story.lead, created_at: recorded, updated_at: later(story.lead.updated_at) }))
-    const appointment =
-      story.appointment && (await this.db.insert('appointments', { ...story.appointment, created_at: recorded, updated_at: later(story.appointment.updated_at) }))
+    const existing = this.db.get('contacts', story.contact.id)
+    const contactRecord = existing
+      ? { ...story.contact, updated_at: later(story.contact.updated_at) }
+      : { ...story.contact, created_at: recorded, updated_at: later(story.contact.updated_at) }
+    const callRecord = { ...story.call, created_at: recorded }
+    const leadRecord = story.lead && { ...story.lead, created_at: recorded, updated_at: later(story.lead.updated_at) }
+    const appointmentRecord = story.appointment && { ...story.appointment, created_at: recorded, updated_at: later(story.appointment.updated_at) }
+    // Every record is checked before the first is stored: a write stores all of them or none.
+    this.db.check('contacts', existing ? { ...existing, ...contactRecord } : contactRecord, { insert: !existing })
+    this.db.check('calls', callRecord, { insert: true })
+    if (leadRecord) this.db.check('leads', leadRecord, { insert: true })
+    if (appointmentRecord) this.db.check('appointments', appointmentRecord, { insert: true })
+    const contact = existing ? await this.db.update('contacts', existing.id, contactRecord) : await this.db.insert('contacts', contactRecord)
+    const call = await this.db.insert('calls', callRecord)
+    const lead = leadRecord && (await this.db.insert('leads', leadRecord))
+    const appointment = appointmentRecord && (await this.db.insert('appointments', appointmentRecord))
     return { call, contact, ...(lead && { lead }), ...(appointment && { appointment }) }
   }
 
-  /**
-   * Runs writes one at a time, so that a check and the write it guards (a
-   * phone not yet taken, then the contact) never interleave with another.
-   * Each write draws from a random stream of its own number since the seed,
-   * so that the ids it makes do not depend on how many draws came before:
-   * a sandbox restored from a data file goes on where the earlier one was.
-   * A write that fails leaves no trace, not even its number; a reset or a
-   * restore sets the number rather than taking one.
-   */
+  /** Tells the `onChange` listeners; one that throws is logged and does not stop the others. */
   #notify(): void {
     for (const listener of this.#listeners) {
       try {
@@ -495,11 +529,22 @@ export class Sandbox {
     }
   }
 
-  #write<T>(write: (faker: Faker) => Promise<T>, { counted = true } = {}): Promise<T> {
+  /**
+   * Runs writes one at a time, so that a check and the write it guards (a
+   * phone not yet taken, then the contact) never interleave with another.
+   * Each write draws from a random stream of its own number since the seed,
+   * so that the ids it makes do not depend on how many draws came before:
+   * a sandbox restored from a data file goes on where the earlier one was.
+   * A write checks every record before it stores the first, so one that
+   * fails leaves no trace, not even its number; a reset or a restore sets
+   * the number rather than taking one. `changed` says whether the write
+   * changed anything the listeners should hear of.
+   */
+  #write<T>(write: (faker: Faker) => Promise<T>, { counted = true, changed = (_value: T): boolean => true } = {}): Promise<T> {
     const result = this.#writes.then(async () => {
       const value = await write(createFaker(this.options.seed, `write ${this.#writeCount + 1}`))
       if (counted) this.#writeCount++
-      this.#notify()
+      if (changed(value)) this.#notify()
       return value
     })
     this.#writes = result.catch(() => undefined)

@@ -1,5 +1,12 @@
 import type { Scope } from '../schemas/index.js'
-import type { Endpoint } from './Journal.js'
+
+/** What a request is counted under in the usage report: the endpoint that was matched. */
+export interface Endpoint {
+  method: string
+  /** The route's path, such as `/v1/calls/:call_id`. */
+  path: string
+  scope: Scope | null
+}
 
 /** What one key did, endpoint by endpoint. */
 export interface EndpointUsage {
@@ -43,11 +50,17 @@ interface KeyInfo {
  * forgets nothing, and it costs a counter per endpoint, not an entry per request.
  *
  * @example
- * usage.report(sandbox.apiKeys, routes)
+ * usage.report(routes) // one entry per key that made a request
  */
 export class Usage {
   readonly #byKey = new Map<string, { info: KeyInfo; requests: number; endpoints: Map<string, EndpointUsage & { parameterSet: Set<string> }> }>()
 
+  /**
+   * Counts one request of a valid key: under its endpoint when it reached one, with the endpoint's parameters it sent.
+   *
+   * @example
+   * usage.record(key, route, ['limit'], 200)
+   */
   record(apiKey: KeyInfo, endpoint: Endpoint | undefined, parameters: Iterable<string>, status: number): void {
     let usage = this.#byKey.get(apiKey.key)
     if (!usage) {
@@ -93,6 +106,7 @@ export class Usage {
     })
   }
 
+  /** Forgets every count (a reset does). */
   clear(): void {
     this.#byKey.clear()
   }

@@ -121,6 +121,9 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_00
 /**
  * Live mode's interval: `true` is 30 s; a number is milliseconds; a string
  * is `500ms`, `10s`, `2m` or milliseconds. From 100 ms to an hour.
+ *
+ * @example
+ * parseInterval('10s') // 10_000
  */
 export function parseInterval(live: boolean | number | string | undefined): number | undefined {
   if (live === undefined || live === false) return undefined
@@ -138,8 +141,12 @@ function toEpochMs(now: string | number | Date): number {
   if (ms === undefined || !Number.isFinite(ms)) {
     throw new TypeError(`now must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z, a Date or epoch milliseconds; got ${String(now)}.`)
   }
+  // The world reaches 90 days back and books appointments weeks ahead: both must stay in the clock's range.
+  if (ms < SEEDABLE.min || ms > SEEDABLE.max) throw new RangeError(`now must be from 1971 to the year 8999; got ${String(now)}.`)
   return ms
 }
+
+const SEEDABLE = { min: Date.UTC(1971, 0, 1), max: Date.UTC(8999, 0, 1) }
 
 function normalizeBaseUrl(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined) return undefined

@@ -45,7 +45,12 @@ export function scenarioNamed(name: string): Scenario {
   return scenarios[name as ScenarioName]
 }
 
-/** Organizations with a scenario's sizes applied. */
+/**
+ * Organizations with a scenario's sizes applied.
+ *
+ * @example
+ * sizedFor(scenarios.empty, defaultOrganizations).map((o) => o.calls) // [0, 0]
+ */
 export function sizedFor(scenario: Scenario, organizations: readonly OrganizationFixture[]): OrganizationFixture[] {
   return organizations.map((organization, i) => ({
     ...organization,

@@ -12,13 +12,18 @@ export const ScenarioName = z.enum(['default', 'empty', 'busy', 'degraded'])
 export type ScenarioName = z.infer<typeof ScenarioName>
 
 /** Body of `POST /_sandbox/reset`; empty or `{}` resets to the current scenario. */
-export const ResetRequest = z.strictObject({ scenario: ScenarioName.optional() })
+export const ResetRequest = z.strictObject({
+  scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),
+})
 
 /** Body of `POST /_sandbox/calls`; empty or `{}` is a random caller of the first organization. */
 export const SimulateCallRequest = z.strictObject({
-  organization_id: Uuid.optional(),
+  organization_id: z
+    .uuid({ abort: true, error: 'must be an organization id, a UUID' })
+    .regex(/^[0-9a-f-]+$/, 'must be lower-case')
+    .optional(),
   caller_phone: z.string({ error: 'must be a string' }).regex(E164_PATTERN, E164_MESSAGE).optional(),
-  status: CallStatus.optional(),
+  status: z.enum(CallStatus.options, { error: `must be one of ${CallStatus.options.join(', ')}` }).optional(),
   /** A reason id of the organization's business type, such as `cleaning_booking`. */
   reason: z.string({ error: 'must be a string' }).max(100).optional(),
 })
@@ -28,10 +33,14 @@ export type SimulateCallRequest = z.infer<typeof SimulateCallRequest>
 export const ClockRequest = z
   .strictObject({
     now: z.string({ error: 'must be a string' }).datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' }).optional(),
-    advance_seconds: z.number({ error: 'must be a number' }).finite().min(-10 * 365 * 86_400).max(10 * 365 * 86_400).optional(),
+    advance_seconds: z
+      .number({ error: 'must be a number of seconds' })
+      .min(-10 * 365 * 86_400, 'must be at most ten years back (-315360000)')
+      .max(10 * 365 * 86_400, 'must be at most ten years on (315360000)')
+      .optional(),
   })
   .refine((body) => (body.now === undefined) !== (body.advance_seconds === undefined), {
-    error: 'give either now or advance_seconds',
+    error: 'is required, or advance_seconds instead: give one of the two',
     path: ['now'],
   })
 
