@@ -1,8 +1,8 @@
 import type { Call, CallStatus } from 'call-sandbox'
 import { useState } from 'react'
 import { api } from './api'
-import { ApiErrorNotice } from './ApiErrorNotice'
 import { formatDuration, formatTime } from './format'
+import { ListFooter } from './ListFooter'
 import { usePagedList } from './usePagedList'
 
 const STATUSES: CallStatus[] = ['completed', 'in-progress', 'forwarding', 'failed', 'blocked']
@@ -48,12 +48,7 @@ export function CallsInbox({ selectedId, onSelect }: { selectedId?: string; onSe
           ))}
         </ul>
       )}
-      {list.error != null && <ApiErrorNotice error={list.error} onRetry={list.loadMore} />}
-      {list.hasMore && !list.error && (
-        <button type="button" className="more" onClick={list.loadMore} disabled={list.loading}>
-          {list.loading ? 'Loading…' : 'Load more'}
-        </button>
-      )}
+      <ListFooter list={list} />
     </section>
   )
 }

@@ -1,6 +1,6 @@
 import { api } from './api'
-import { ApiErrorNotice } from './ApiErrorNotice'
 import { formatTime } from './format'
+import { ListFooter } from './ListFooter'
 import { usePagedList } from './usePagedList'
 
 /** The leads the assistant qualified, newest first. */
@@ -47,12 +47,7 @@ export function LeadsTab() {
           </tbody>
         </table>
       )}
-      {list.error != null && <ApiErrorNotice error={list.error} onRetry={list.loadMore} />}
-      {list.hasMore && !list.error && (
-        <button type="button" className="more" onClick={list.loadMore} disabled={list.loading}>
-          {list.loading ? 'Loading…' : 'Load more'}
-        </button>
-      )}
+      <ListFooter list={list} />
     </section>
   )
 }
