@@ -1,12 +1,13 @@
 import type { Faker } from '@faker-js/faker'
 import type { RequestHandler } from 'msw'
 import { Database } from '../data/Database.js'
-import type { DatabaseChanges, StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
+import type { CallEnding, DatabaseChanges, StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
 import { createHandlers } from '../http/createHandlers.js'
 import { ApiError } from '../http/ApiError.js'
 import { parseBody } from '../http/body.js'
 import { CallStatus, CreateContactRequest, E164_PATTERN, LIVE_CALL_STATUSES, parseInstant, type Scope } from '../schemas/index.js'
 import { businessTypes, type OrganizationFixture } from '../world/fixtures.js'
+import { laterOf } from '../world/iso.js'
 import { createFaker, uuid, weighted } from '../world/random.js'
 import { seedWorld } from '../world/seedWorld.js'
 import { tellCall, type CallStory, type Ending } from '../world/story.js'
@@ -78,9 +79,8 @@ export class Sandbox {
   readonly #input: SandboxOptions
   #options: ResolvedOptions
   #db = new Database()
-  #rateLimiter: RateLimiter | undefined
-  #faults: Faker
-  #arrivals: Faker
+  /** What requests and live mode draw on and count against since the last reset. */
+  #run: Run
   #liveTimer: ReturnType<typeof setInterval> | undefined
   readonly #keys: ReadonlyMap<string, ApiKey>
   /** Writes since the seed; each draws from a random stream of its own number. */
@@ -91,13 +91,11 @@ export class Sandbox {
   constructor(options: SandboxOptions = {}) {
     this.#input = options
     this.#options = resolveOptions(options)
-    const { seed, now, fixedClock, organizations, journalSize, rateLimit } = this.#options
+    const { seed, now, fixedClock, organizations, journalSize } = this.#options
     this.clock = new Clock(fixedClock ? now : undefined, () => this.#notify())
     this.cursorSecret = `call-sandbox cursor ${seed}`
     this.journal = new Journal(journalSize)
-    this.#rateLimiter = rateLimit && new RateLimiter(rateLimit)
-    this.#faults = createFaker(seed, 'faults')
-    this.#arrivals = createFaker(seed, 'live')
+    this.#run = freshRun(this.#options)
     this.#keys = new Map(organizations.flatMap((organization) => organization.keys.map(({ key, scopes }) => [key, { key, scopes, organization }])))
     this.ready = this.#db.load(seedWorld({ seed, now, organizations }))
     this.handlers = createHandlers(this)
@@ -121,7 +119,7 @@ export class Sandbox {
 
   /** The rate limiter, when the sandbox has a rate limit. */
   get rateLimiter(): RateLimiter | undefined {
-    return this.#rateLimiter
+    return this.#run.rateLimiter
   }
 
   /**
@@ -134,9 +132,10 @@ export class Sandbox {
    */
   nextFaults(): { latencyMs: number; failure?: 500 | 503 } {
     const { latency, errorRate } = this.#options
-    const latencyMs = latency === undefined ? 0 : latency.min === latency.max ? latency.min : this.#faults.number.int(latency)
-    if (errorRate === 0 || this.#faults.number.float() >= errorRate) return { latencyMs }
-    return { latencyMs, failure: this.#faults.datatype.boolean() ? 500 : 503 }
+    const { faults } = this.#run
+    const latencyMs = latency === undefined ? 0 : latency.min === latency.max ? latency.min : faults.number.int(latency)
+    if (errorRate === 0 || faults.number.float() >= errorRate) return { latencyMs }
+    return { latencyMs, failure: faults.datatype.boolean() ? 500 : 503 }
   }
 
   get organizations(): readonly OrganizationFixture[] {
@@ -193,9 +192,7 @@ export class Sandbox {
       this.#writeCount = 0
       this.journal.clear()
       this.usage.clear()
-      this.#rateLimiter = this.#options.rateLimit && new RateLimiter(this.#options.rateLimit)
-      this.#faults = createFaker(this.#options.seed, 'faults')
-      this.#arrivals = createFaker(this.#options.seed, 'live')
+      this.#run = freshRun(this.#options)
     }, { counted: false })
   }
 
@@ -211,50 +208,41 @@ export class Sandbox {
    */
   async settle(at?: number): Promise<void> {
     await this.ready
-    if (!this.#hasDue(at ?? this.clock.now())) return
+    if (this.#dueEndings(at ?? this.clock.now()).length === 0) return
     await this.#write(async () => this.#applyDue(at ?? this.clock.now()), { counted: false, changed: (applied) => applied > 0 })
   }
 
-  /** Whether an ending is due at `now`: a live call to end, or a lead or appointment to add. */
-  #hasDue(now: number): boolean {
+  /** What of the pending endings is due at `now`: live calls to end, leads and appointments to add. */
+  #dueEndings(now: number): DueEnding[] {
+    const due: DueEnding[] = []
     for (const [callId, ending] of this.db.pendingEndings()) {
-      if (this.db.get('calls', callId)!.ended_at === null) {
-        if (Date.parse(ending.call.ended_at) <= now) return true
-        continue
-      }
+      const live = this.db.get('calls', callId)!.ended_at === null
+      if (live && Date.parse(ending.call.ended_at) > now) continue
+      if (live) due.push({ kind: 'calls', callId, ending })
       for (const [kind, record] of [['leads', ending.lead], ['appointments', ending.appointment]] as const) {
-        if (record && Date.parse(record.created_at) <= now && !this.db.get(kind, record.id)) return true
+        if (record && Date.parse(record.created_at) <= now && !this.db.get(kind, record.id)) due.push({ kind, record })
       }
     }
-    return false
+    return due
   }
 
   /** Applies what of the endings is due at `now`, inside a write; returns how many records it wrote. */
   async #applyDue(now: number): Promise<number> {
-    let applied = 0
-    for (const [callId, ending] of [...this.db.pendingEndings()]) {
-      const call = this.db.get('calls', callId)!
-      if (call.ended_at === null) {
-        if (Date.parse(ending.call.ended_at) > now) continue
-        const contact = this.db.get('contacts', call.contact_id)!
-        const contactChanges = {
-          email: contact.email ?? ending.contact_email,
-          updated_at: contact.updated_at > ending.call.ended_at ? contact.updated_at : ending.call.ended_at,
-        }
-        this.db.check('calls', { ...call, ...ending.call })
-        this.db.check('contacts', { ...contact, ...contactChanges })
-        await this.db.update('calls', callId, ending.call)
-        await this.db.update('contacts', contact.id, contactChanges)
-        applied += 2
+    const due = this.#dueEndings(now)
+    for (const item of due) {
+      if (item.kind !== 'calls') {
+        await this.db.insert(item.kind, item.record as never)
+        continue
       }
-      for (const [kind, record] of [['leads', ending.lead], ['appointments', ending.appointment]] as const) {
-        if (record && Date.parse(record.created_at) <= now && !this.db.get(kind, record.id)) {
-          await this.db.insert(kind, record as never)
-          applied++
-        }
-      }
+      const call = this.db.get('calls', item.callId)!
+      const contact = this.db.get('contacts', call.contact_id)!
+      const contactChanges = { email: contact.email ?? item.ending.contact_email, updated_at: laterOf(contact.updated_at, item.ending.call.ended_at) }
+      this.db.check('calls', { ...call, ...item.ending.call })
+      this.db.check('contacts', { ...contact, ...contactChanges })
+      await this.db.update('calls', item.callId, item.ending.call)
+      await this.db.update('contacts', contact.id, contactChanges)
     }
-    return applied
+    return due.length
   }
 
   /**
@@ -273,9 +261,10 @@ export class Sandbox {
       const { live, fixedClock } = this.#options
       if (fixedClock && live !== undefined) this.clock.advance(live)
       await this.#applyDue(this.clock.now())
-      const status = this.#arrivals.datatype.boolean(0.8) ? 'in-progress' : 'forwarding'
+      const { arrivals } = this.#run
+      const status = arrivals.datatype.boolean(0.8) ? 'in-progress' : 'forwarding'
       const organizations = this.organizations.filter((organization) => organization.calls > 0)
-      const organization = organizations.length > 0 ? this.#arrivals.helpers.arrayElement(organizations) : this.organization()
+      const organization = organizations.length > 0 ? arrivals.helpers.arrayElement(organizations) : this.organization()
       return this.#store(this.#tell({ status, organization_id: organization.organization_id }, faker))
     })
   }
@@ -498,7 +487,7 @@ export class Sandbox {
    */
   async #store(story: CallStory): Promise<AddedCall> {
     const recorded = this.clock.iso()
-    const later = (at: string) => (at > recorded ? at : recorded)
+    const later = (at: string) => laterOf(at, recorded)
     const existing = this.db.get('contacts', story.contact.id)
     const contactRecord = existing
       ? { ...story.contact, updated_at: later(story.contact.updated_at) }
@@ -553,6 +542,22 @@ export class Sandbox {
 }
 
 type LeadOverridable = 'status' | 'urgency' | 'interest' | 'qualification_reason'
+
+/** The rate limits and random streams of a run of requests; a reset starts a fresh one. */
+interface Run {
+  rateLimiter: RateLimiter | undefined
+  /** Latency and failures of `errorRate`. */
+  faults: Faker
+  /** Live mode's callers. */
+  arrivals: Faker
+}
+
+function freshRun({ seed, rateLimit }: ResolvedOptions): Run {
+  return { rateLimiter: rateLimit && new RateLimiter(rateLimit), faults: createFaker(seed, 'faults'), arrivals: createFaker(seed, 'live') }
+}
+
+/** One thing a live call's ending brings that is due: the call's end, or its lead or appointment. */
+type DueEnding = { kind: 'calls'; callId: string; ending: CallEnding } | { kind: 'leads' | 'appointments'; record: StoredLead | StoredAppointment }
 
 /**
  * Creates a sandbox from options; see {@link SandboxOptions}.

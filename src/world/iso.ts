@@ -7,3 +7,13 @@
 export function iso(ms: number): string {
   return new Date(ms).toISOString()
 }
+
+/**
+ * The later of two instants written by `iso` (they compare as text); `null` is earliest.
+ *
+ * @example
+ * laterOf(null, '2026-11-20T12:00:00.000Z') // '2026-11-20T12:00:00.000Z'
+ */
+export function laterOf(a: string | null, b: string): string {
+  return a !== null && a > b ? a : b
+}

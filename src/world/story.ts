@@ -9,7 +9,7 @@ import {
 } from '../schemas/index.js'
 import { fill, speak, type Conversation, type Slots } from './conversation.js'
 import { callScripts, type BusinessType, type OrganizationFixture, type Reason, type ScriptLine } from './fixtures.js'
-import { iso } from './iso.js'
+import { iso, laterOf } from './iso.js'
 import { uuid, weighted } from './random.js'
 
 const MINUTE = 60_000
@@ -457,8 +457,4 @@ function makeAppointment(context: StoryContext, { call, contact, slot, createdAt
     created_at: iso(createdAt),
     updated_at: iso(updatedAt),
   }
-}
-
-function laterOf(a: string | null, b: string): string {
-  return a !== null && a > b ? a : b
 }
