@@ -85,8 +85,7 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     slots.appointment_time = appointmentSlot.time
   }
   let conversation = speak(faker, plan.lines, slots, startedAt)
-  // A call that has ended lasted whole seconds: duration_seconds is exactly ended_at - started_at.
-  let endedAt = live ? null : startedAt + Math.ceil((conversation.end + faker.number.int({ min: 1_000, max: 4_000 }) - startedAt) / 1_000) * 1_000
+  let endedAt = live ? null : hangUp(faker, startedAt, conversation.end)
   // What was said, and a finished call's end, lie before now: move the call back where they would not.
   const latest = endedAt ?? conversation.end
   if (latest > input.now) {
@@ -230,7 +229,7 @@ function tellEnding(context: StoryContext, { call, contact, reason, slots, conve
   const plan = completedPlan(context, reason, ending)
   const rest = speak(faker, plan.lines.slice(livePlan.lines.length), slots, Math.max(conversation.end, now) + faker.number.int({ min: 3_000, max: 15_000 }))
   const startedAt = Date.parse(call.started_at)
-  const endedAt = startedAt + Math.ceil((rest.end + faker.number.int({ min: 1_000, max: 4_000 }) - startedAt) / 1_000) * 1_000
+  const endedAt = hangUp(faker, startedAt, rest.end)
   const summary = fill(plan.summary, slots)
   const ended = {
     status: 'completed' as const,
@@ -254,6 +253,15 @@ function tellEnding(context: StoryContext, { call, contact, reason, slots, conve
         appointment: makeAppointment(context, { call: endedCall, contact: withEmail, slot: appointmentSlot, createdAt: wrapUp, now: wrapUp }),
       }),
   }
+}
+
+/**
+ * When a call whose last words were said at `lastWordsAt` ends: a moment
+ * later, at a whole number of seconds after its start, so that
+ * `duration_seconds` is exactly `ended_at - started_at`.
+ */
+function hangUp(faker: Faker, startedAt: number, lastWordsAt: number): number {
+  return startedAt + Math.ceil((lastWordsAt + faker.number.int({ min: 1_000, max: 4_000 }) - startedAt) / 1_000) * 1_000
 }
 
 function pickReason(context: StoryContext, id: string | undefined): Reason {
