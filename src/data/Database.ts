@@ -159,9 +159,7 @@ export class Database {
         const record = this.#byId[kind].get(id)
         if (kind !== 'calls') return { kind, record }
         const ending = this.#endings.get(id)
-        // A call that ended has its full conversation: the times of every line, which its ending holds.
-        const times = ending && record.ended_at !== null ? ending.message_times : this.#messageTimes.get(id)
-        return { kind, record: { ...record, message_times: times ?? [], ...(ending && { ending }) } }
+        return { kind, record: { ...record, message_times: this.#timesOf(record), ...(ending && { ending }) } }
       }),
       changed: [...this.#originals.values()].map(([kind, original]) => ({ kind, record: this.#byId[kind].get(original.id) })),
     }
@@ -175,10 +173,13 @@ export class Database {
   /** The conversation of a call, oldest message first. */
   messages(callId: string): Message[] {
     const call = this.get('calls', callId)
-    if (!call) return []
-    const ending = this.#endings.get(callId)
-    const times = ending && call.ended_at !== null ? ending.message_times : this.#messageTimes.get(callId)
-    return messagesOf(call.transcript, times ?? [])
+    return call ? messagesOf(call.transcript, this.#timesOf(call)) : []
+  }
+
+  /** When each line of a call's transcript was said; a call that ended has its full conversation, whose times its ending holds. */
+  #timesOf(call: StoredCall): number[] {
+    const ending = this.#endings.get(call.id)
+    return (ending && call.ended_at !== null ? ending.message_times : this.#messageTimes.get(call.id)) ?? []
   }
 
   /** The live calls' endings, by call id: those still to come and those that came. */
@@ -231,21 +232,14 @@ export class Database {
   async insert<K extends Kind>(kind: K, record: WorldRecords[K][number]): Promise<StoredRecords[K]> {
     const checked = this.check(kind, record, { insert: true })
     if (kind === 'calls') {
-      const times = (record as CallWithConversation).message_times
-      const lines = (checked as StoredCall).transcript === '' ? 0 : (checked as StoredCall).transcript.split('\n').length
-      if (!Array.isArray(times) || times.length !== lines || !times.every(Number.isSafeInteger)) {
-        throw new Error(`The call ${checked.id} needs message_times: one epoch-ms time for each of its ${lines} transcript lines.`)
+      const { message_times, ending } = record as CallWithConversation
+      if (!hasTimePerLine((checked as StoredCall).transcript, message_times)) {
+        throw new Error(`The call ${checked.id} needs message_times: one epoch-ms time for each of its ${linesOf((checked as StoredCall).transcript)} transcript lines.`)
       }
-      const { ending } = record as CallWithConversation
-      if (ending !== undefined) {
-        const endingLines = ending.call.transcript.split('\n').length
-        if (ending.message_times.length !== endingLines || !ending.message_times.every(Number.isSafeInteger)) {
-          throw new Error(`The ending of the call ${checked.id} needs one epoch-ms time for each of its ${endingLines} transcript lines.`)
-        }
-        this.#endings.set(checked.id, ending)
-        this.#pendingEndings.add(checked.id)
+      if (ending !== undefined && !hasTimePerLine(ending.call.transcript, ending.message_times)) {
+        throw new Error(`The ending of the call ${checked.id} needs one epoch-ms time for each of its ${linesOf(ending.call.transcript)} transcript lines.`)
       }
-      this.#messageTimes.set(checked.id, times)
+      this.#setAside(kind, record)
     }
     const stored = await this.#collections[kind].create(checked)
     this.#file(kind, stored)
@@ -383,6 +377,15 @@ function listKey(kind: Kind, organizationId: string, field?: string, value?: str
 function indexKeys(kind: Kind, record: AnyRecord): string[] {
   const fields: readonly string[] = FILTERABLE[kind]
   return [listKey(kind, record.organization_id), ...fields.map((field) => listKey(kind, record.organization_id, field, String((record as Record<string, unknown>)[field])))]
+}
+
+function linesOf(transcript: string): number {
+  return transcript === '' ? 0 : transcript.split('\n').length
+}
+
+/** Whether `times` holds one epoch-ms time for each line of `transcript`. */
+function hasTimePerLine(transcript: string, times: unknown): boolean {
+  return Array.isArray(times) && times.length === linesOf(transcript) && times.every(Number.isSafeInteger)
 }
 
 function phoneKey(contact: StoredContact): string {
