@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
-import { Appointment, Call, Contact, Lead, type CallWithMessages, type Message } from '../schemas/index.js'
+import { Appointment, Call, Contact, Lead, type CallWithMessages, type Message, type Organization, type Scope } from '../schemas/index.js'
+import type { OrganizationFixture } from '../world/fixtures.js'
 
 /*
  * Stored records back to the resources the API shows: exactly the fields
@@ -33,3 +34,8 @@ export function toCallWithMessages(record: StoredCall, messages: Message[], now:
 export const toContact: (record: StoredContact) => Contact = projector(Contact)
 export const toLead: (record: StoredLead) => Lead = projector(Lead)
 export const toAppointment: (record: StoredAppointment) => Appointment = projector(Appointment)
+
+/** `GET /v1/me`: the key's organization and the key's scopes. */
+export function toOrganization(organization: OrganizationFixture, scopes: readonly Scope[]): Organization {
+  return { organization_id: organization.organization_id, organization_name: organization.organization_name, plan: organization.plan, scopes: [...scopes] }
+}

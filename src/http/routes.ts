@@ -27,7 +27,7 @@ import {
 import { ApiError } from './ApiError.js'
 import { parseBody, readJsonObject } from './body.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
-import { toAppointment, toCall, toCallWithMessages, toContact, toLead } from './resources.js'
+import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from './resources.js'
 import { defineRoute, type Route } from './Route.js'
 
 /** The API's endpoints, in the order of the spec. */
@@ -115,16 +115,7 @@ export const routes: readonly Route[] = [
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(Organization),
-    answer: ({ apiKey: { organization, scopes } }) => ({
-      body: {
-        data: {
-          organization_id: organization.organization_id,
-          organization_name: organization.organization_name,
-          plan: organization.plan,
-          scopes: [...scopes],
-        },
-      },
-    }),
+    answer: ({ apiKey: { organization, scopes } }) => ({ body: { data: toOrganization(organization, scopes) } }),
   }),
 ]
 

@@ -1,5 +1,5 @@
 import { compare, positionOf } from '../data/KeysetIndex.js'
-import { toAppointment, toCall, toCallWithMessages, toContact, toLead } from '../http/resources.js'
+import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from '../http/resources.js'
 import { resolveOptions } from '../sandbox/options.js'
 import type { Appointment, Call, CallWithMessages, Contact, Lead, Organization } from '../schemas/index.js'
 import { messagesOf } from '../world/conversation.js'
@@ -63,12 +63,7 @@ function defaultWorld(): Fixtures {
     list.filter((record) => record.organization_id === organization.organization_id).sort((a, b) => compare(positionOf(a), positionOf(b)))
   const calls = own(records.calls)
   world = {
-    me: {
-      organization_id: organization.organization_id,
-      organization_name: organization.organization_name,
-      plan: organization.plan,
-      scopes: [...organization.keys[0]!.scopes],
-    },
+    me: toOrganization(organization, organization.keys[0]!.scopes),
     calls: calls.map((call) => toCall(call, now)),
     callsWithMessages: calls.map((call) => toCallWithMessages(call, messagesOf(call.transcript, call.message_times), now)),
     contacts: own(records.contacts).map(toContact),
