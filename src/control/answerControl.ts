@@ -1,10 +1,11 @@
 import { ApiError } from '../http/ApiError.js'
 import { bearerToken } from '../http/bearerToken.js'
-import { finishReading, parseBody, readJsonObject } from '../http/body.js'
+import { parseBody, readJsonObject } from '../http/body.js'
 import { matchRoute } from '../http/matchRoute.js'
 import { parseQuery } from '../http/parameters.js'
 import { newRequestId } from '../http/requestId.js'
-import { errorResponse, respond, toApiError } from '../http/respond.js'
+import { successStatusOf } from '../http/prefer.js'
+import { failedAnswer, respond } from '../http/respond.js'
 import { openApiDocument } from '../openapi/openApiDocument.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { controlRoutes } from './controlRoutes.js'
@@ -36,10 +37,9 @@ export async function answerControl(sandbox: Sandbox, request: Request, path: st
     const body = route.body ? parseBody(route.body, fields, route.checkBody?.(sandbox, fields!)) : undefined
     await sandbox.settle()
     const result = await route.answer({ sandbox, query, body })
-    return respond(sandbox, requestId, result.status ?? route.status ?? 200, result.body, result.headers)
+    return respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers)
   } catch (error) {
-    const readToTheEnd = await finishReading(request)
-    return errorResponse(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
+    return failedAnswer(sandbox, requestId, request, error)
   }
 }
 
@@ -49,8 +49,6 @@ function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
   const token = bearerToken(authorization)
   if (token !== adminToken) {
     const problem = authorization ? 'carries another token' : 'has no Authorization header'
-    throw new ApiError('unauthorized', `The control plane wants Authorization: Bearer <admin token> (--admin-token); this request ${problem}.`, {
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    })
+    throw new ApiError('unauthorized', `The control plane wants Authorization: Bearer <admin token> (--admin-token); this request ${problem}.`)
   }
 }

@@ -34,15 +34,18 @@ export interface ApiErrorInit {
 export class ApiError extends Error {
   readonly status: number
   readonly type: ErrorType
+  readonly init: ApiErrorInit
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly init: ApiErrorInit = {},
+    init: ApiErrorInit = {},
   ) {
     super(message)
     this.status = STATUS_OF[code]
     this.type = errorTypeOf(this.status)
+    // Every 401 says how to authenticate (contract section 4), whoever raises it.
+    this.init = code === 'unauthorized' ? { ...init, headers: { 'WWW-Authenticate': 'Bearer', ...init.headers } } : init
   }
 }
 

@@ -4,12 +4,11 @@ import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from './ApiError.js'
 import { bearerToken } from './bearerToken.js'
-import { finishReading } from './body.js'
 import { matchRoute } from './matchRoute.js'
 import { parseQuery, parseValues } from './parameters.js'
 import { forcedError, parsePrefer, successStatusOf, type Preferences } from './prefer.js'
 import { newRequestId } from './requestId.js'
-import { errorResponse, respond, toApiError } from './respond.js'
+import { errorResponse, failedAnswer, respond, toApiError } from './respond.js'
 import type { Route } from './Route.js'
 import { routes } from './routes.js'
 
@@ -38,8 +37,9 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
   const started = performance.now()
   const requestId = newRequestId()
   const token = bearerToken(request.headers.get('authorization'))
+  // The key the request carries, when it is one: its rate limit bucket and its line in the usage report.
+  const presented = token === null ? undefined : sandbox.apiKey(token)
   let route: Route | undefined
-  let apiKey: ApiKey | undefined
   let preferences: Preferences = { applied: [] }
   let rateLimit: RateLimitState | undefined
   let response: Response
@@ -47,7 +47,7 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     await sandbox.ready
     // Faults of the sandbox's own: latency and a share of failures, drawn for every request alike.
     const faults = sandbox.nextFaults()
-    rateLimit = sandbox.rateLimiter?.take(sandbox.apiKey(token ?? '')?.key ?? ANONYMOUS)
+    rateLimit = sandbox.rateLimiter?.take(presented?.key ?? ANONYMOUS)
     await sleep(faults.latencyMs)
 
     // Route: the path must exist, then offer the method.
@@ -55,7 +55,7 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     route = match.route
 
     // Authenticate the key; a key over its rate limit stops here.
-    apiKey = authenticate(sandbox, request.headers.get('authorization'))
+    const apiKey = authenticate(sandbox, request.headers.get('authorization'))
     if (rateLimit?.exceeded) throw rateLimited(rateLimit)
 
     // Faults the request asked for (Prefer), then the sandbox's simulated failures.
@@ -78,8 +78,7 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     const result = await route.answer({ sandbox, apiKey, path: pathParams, query, request })
     response = respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers, now)
   } catch (error) {
-    const readToTheEnd = await finishReading(request)
-    response = errorResponse(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
+    response = await failedAnswer(sandbox, requestId, request, error)
   }
   if (rateLimit) setRateLimitHeaders(response.headers, rateLimit)
   if (preferences.applied.length > 0) response.headers.set('Preference-Applied', preferences.applied.join(', '))
@@ -95,11 +94,10 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     timestamp: sandbox.clock.iso(),
   })
   // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
-  const user = apiKey ?? (token === null ? undefined : sandbox.apiKey(token))
-  if (user) {
+  if (presented) {
     // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
     const parameters = route ? [...url.searchParams.keys()].filter((name) => name in route!.query.shape) : []
-    sandbox.usage.record({ key: user.key, organization_id: user.organization.organization_id, scopes: user.scopes }, route, parameters, response.status)
+    sandbox.usage.record({ key: presented.key, organization_id: presented.organization.organization_id, scopes: presented.scopes }, route, parameters, response.status)
   }
   return response
 }
@@ -144,16 +142,12 @@ function isApiPath(path: string): boolean {
 
 function authenticate(sandbox: Sandbox, authorization: string | null): ApiKey {
   const hint = () => `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
-  if (authorization === null || authorization.trim() === '') throw unauthorized(`No Authorization header. ${hint()}`)
+  if (authorization === null || authorization.trim() === '') throw new ApiError('unauthorized', `No Authorization header. ${hint()}`)
   const token = bearerToken(authorization)
-  if (token === null) throw unauthorized(`The Authorization header is not "Bearer <key>". ${hint()}`)
+  if (token === null) throw new ApiError('unauthorized', `The Authorization header is not "Bearer <key>". ${hint()}`)
   const apiKey = sandbox.apiKey(token)
-  if (!apiKey) throw unauthorized(`Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`)
+  if (!apiKey) throw new ApiError('unauthorized', `Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`)
   return apiKey
-}
-
-function unauthorized(message: string): ApiError {
-  return new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } })
 }
 
 function authorize(apiKey: ApiKey, route: Route): void {

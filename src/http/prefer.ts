@@ -58,7 +58,7 @@ export function parsePrefer(header: string | null, route: Route): Preferences {
  * @example
  * successStatusOf(createContactRoute) // 201
  */
-export function successStatusOf(route: Route): number {
+export function successStatusOf(route: { status?: number }): number {
   return route.status ?? 200
 }
 
@@ -79,7 +79,7 @@ export function forcedError(status: number, { sandbox, route, apiKey }: { sandbo
     case 400:
       return new ApiError('invalid_parameter', asked)
     case 401:
-      return new ApiError('unauthorized', asked, { headers: { 'WWW-Authenticate': 'Bearer' } })
+      return new ApiError('unauthorized', asked)
     case 403:
       return new ApiError('insufficient_scope', asked, { details: { required_scope: route.scope, key_scopes: [...apiKey.scopes] } })
     case 404:

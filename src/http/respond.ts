@@ -1,5 +1,6 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from './ApiError.js'
+import { finishReading } from './body.js'
 
 /**
  * A JSON answer with `meta` (the request id and the sandbox clock) and the
@@ -36,6 +37,19 @@ export function errorResponse(sandbox: Sandbox, requestId: string, error: ApiErr
     error: { type: error.type, code: error.code, message: error.message, ...(param !== undefined && { param }), ...(details && { details }) },
   }
   return respond(sandbox, requestId, error.status, body, { ...headers, ...extraHeaders })
+}
+
+/**
+ * The answer to a request that failed: its error in the envelope, once what
+ * is left of its body has been read (a client still sending it would stall
+ * otherwise), closing the connection when the body was too large to read.
+ *
+ * @example
+ * catch (error) { return failedAnswer(sandbox, requestId, request, error) }
+ */
+export async function failedAnswer(sandbox: Sandbox, requestId: string, request: Request, error: unknown): Promise<Response> {
+  const readToTheEnd = await finishReading(request)
+  return errorResponse(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
 }
 
 /** An `ApiError` as it is, anything else as a logged 500. */

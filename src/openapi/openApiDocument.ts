@@ -95,7 +95,7 @@ function build(sandbox: Sandbox): object {
       parameters: parameters(route.query, 'query', toSchema),
       ...(route.body && { requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
       responses: {
-        [route.status ?? 200]: success(route, route.status ?? 200, toSchema, {}),
+        [successStatusOf(route)]: success(route, successStatusOf(route), toSchema, {}),
         ...Object.fromEntries(CONTROL_ERRORS.map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
       },
     })
