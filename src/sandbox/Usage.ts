@@ -82,8 +82,8 @@ export class Usage {
 
   /** One entry per key that made a request, in the order of `endpoints` for what it never called. */
   report(endpoints: readonly Endpoint[]): KeyUsage[] {
+    const scopeOf = new Map(endpoints.map((endpoint) => [`${endpoint.method} ${endpoint.path}`, endpoint.scope]))
     return [...this.#byKey.values()].map(({ info, requests, endpoints: used }) => {
-      const scopeOf = new Map(endpoints.map((endpoint) => [`${endpoint.method} ${endpoint.path}`, endpoint.scope]))
       const needed = new Set<Scope>()
       for (const id of used.keys()) {
         const scope = scopeOf.get(id)
