@@ -3,11 +3,13 @@
  * This entry is environment-agnostic; see `call-sandbox/node`,
  * `call-sandbox/server` for the adapters.
  */
-export { createSandbox, Sandbox, type AddCallInput, type AddedCall, type ApiKey } from './sandbox/Sandbox.js'
+export { Sandbox, type AddCallInput, type AddedCall, type ApiKey, type SandboxChanges } from './sandbox/Sandbox.js'
+export { createSandbox, type SandboxWithHandlers } from './handlers/createSandbox.js'
+export { createHandlers } from './handlers/createHandlers.js'
 export type { SandboxOptions } from './sandbox/options.js'
 export { Clock } from './sandbox/Clock.js'
-export { ApiError } from './http/ApiError.js'
-export { answer } from './http/pipeline.js'
+export { ApiError } from './schemas/ApiError.js'
+export { answer } from './handlers/answer.js'
 export { routes } from './http/routes.js'
 export { controlRoutes } from './control/controlRoutes.js'
 export { openApiDocument } from './openapi/openApiDocument.js'

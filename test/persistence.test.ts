@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DataFileError } from '../src/server/dataFile.js'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/startServer.js'
+import { endingOf } from './support/endings.js'
 import { NOW } from './support/transports.js'
 
 const AUTH = { Authorization: 'Bearer sk_sandbox_all' }
@@ -98,7 +99,7 @@ describe('--data FILE', () => {
     const file = join(folder(), 'sandbox.json')
     const first = await start({ data: file, now: NOW })
     const { call } = await first.sandbox.addCall({ status: 'in-progress', reason: 'implant_quote' })
-    const ending = first.sandbox.db.endings().get(call.id)!
+    const ending = endingOf(first.sandbox, call.id)
     first.sandbox.clock.set(clockAt(Date.parse(ending.call.ended_at), Date.parse(ending.lead!.created_at)))
     const before = await (await fetch(`${first.url}/v1/calls/${call.id}`, { headers: AUTH })).json()
     expect(before.data.status).toBe('completed')

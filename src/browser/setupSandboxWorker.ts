@@ -1,5 +1,5 @@
 import { setupWorker, type SetupWorker } from 'msw/browser'
-import { createSandbox, type Sandbox } from '../sandbox/Sandbox.js'
+import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 
 /**
@@ -12,7 +12,7 @@ import type { SandboxOptions } from '../sandbox/options.js'
  * const { worker } = setupSandboxWorker({ seed: 1, now: '2026-11-20T12:00:00Z' })
  * await worker.start({ onUnhandledRequest: 'bypass' })
  */
-export function setupSandboxWorker(options?: SandboxOptions): { worker: SetupWorker; sandbox: Sandbox } {
+export function setupSandboxWorker(options?: SandboxOptions): { worker: SetupWorker; sandbox: SandboxWithHandlers } {
   const sandbox = createSandbox(options)
   return { worker: setupWorker(...sandbox.handlers), sandbox }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ApiError } from '../http/ApiError.js'
+import { ApiError } from '../schemas/ApiError.js'
 import { toCallWithMessages } from '../http/resources.js'
 import { CLOCK_RANGE } from '../sandbox/Clock.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
@@ -20,7 +20,7 @@ import {
 } from '../schemas/index.js'
 import { scenarios, SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { routes } from '../http/routes.js'
-import type { ControlRoute } from './ControlRoute.js'
+import { defineControlRoute, type ControlRoute } from './ControlRoute.js'
 
 const NoQuery = z.object({})
 
@@ -48,7 +48,7 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
 
 /** The control plane, under `/_sandbox/`: what a test or a developer does to the sandbox itself. */
 export const controlRoutes: readonly ControlRoute[] = [
-  {
+  defineControlRoute({
     method: 'GET',
     path: '/_sandbox/health',
     summary: 'Health of the sandbox',
@@ -56,8 +56,8 @@ export const controlRoutes: readonly ControlRoute[] = [
     query: NoQuery,
     response: RecordEnvelope(Health),
     answer: ({ sandbox }) => ({ body: { data: sandbox.health() } }),
-  },
-  {
+  }),
+  defineControlRoute({
     method: 'POST',
     path: '/_sandbox/reset',
     summary: 'Reset to the seeded world',
@@ -67,11 +67,11 @@ export const controlRoutes: readonly ControlRoute[] = [
     body: ResetRequest,
     response: RecordEnvelope(Health),
     answer: async ({ sandbox, body }) => {
-      await sandbox.reset(body as z.infer<typeof ResetRequest>)
+      await sandbox.reset(body)
       return { body: { data: sandbox.health() } }
     },
-  },
-  {
+  }),
+  defineControlRoute({
     method: 'GET',
     path: '/_sandbox/requests',
     summary: 'The request journal',
@@ -85,9 +85,9 @@ export const controlRoutes: readonly ControlRoute[] = [
         .optional(),
     }),
     response: RecordEnvelope(z.array(JournalEntry)),
-    answer: ({ sandbox, query }) => ({ body: { data: sandbox.journal.entries(query.limit as number | undefined) } }),
-  },
-  {
+    answer: ({ sandbox, query }) => ({ body: { data: sandbox.journal.entries(query.limit) } }),
+  }),
+  defineControlRoute({
     method: 'GET',
     path: '/_sandbox/usage',
     summary: 'Usage report per key',
@@ -96,8 +96,8 @@ export const controlRoutes: readonly ControlRoute[] = [
     query: NoQuery,
     response: RecordEnvelope(z.array(KeyUsage)),
     answer: ({ sandbox }) => ({ body: { data: sandbox.usage.report(routes) } }),
-  },
-  {
+  }),
+  defineControlRoute({
     method: 'POST',
     path: '/_sandbox/calls',
     summary: 'Simulate an inbound call',
@@ -109,15 +109,15 @@ export const controlRoutes: readonly ControlRoute[] = [
     status: 201,
     response: RecordEnvelope(CallWithMessages),
     answer: async ({ sandbox, body }) => {
-      const { call } = await sandbox.addCall(body as SimulateCallRequest)
+      const { call } = await sandbox.addCall(body)
       return {
         status: 201,
         body: { data: toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()) },
         headers: { Location: `/v1/calls/${call.id}` },
       }
     },
-  },
-  {
+  }),
+  defineControlRoute({
     method: 'GET',
     path: '/_sandbox/clock',
     summary: 'Read the clock',
@@ -125,8 +125,8 @@ export const controlRoutes: readonly ControlRoute[] = [
     query: NoQuery,
     response: RecordEnvelope(ClockState),
     answer: ({ sandbox }) => ({ body: { data: sandbox.clockState() } }),
-  },
-  {
+  }),
+  defineControlRoute({
     method: 'POST',
     path: '/_sandbox/clock',
     summary: 'Set or move the clock',
@@ -135,7 +135,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     body: ClockRequest,
     response: RecordEnvelope(ClockState),
     answer: async ({ sandbox, body }) => {
-      const { now, advance_seconds } = body as z.infer<typeof ClockRequest>
+      const { now, advance_seconds } = body
       const target = now !== undefined ? parseInstant(now)! : sandbox.clock.now() + advance_seconds! * 1_000
       if (!(target >= CLOCK_RANGE.min && target <= CLOCK_RANGE.max)) {
         const field = now !== undefined ? 'now' : 'advance_seconds'
@@ -146,8 +146,8 @@ export const controlRoutes: readonly ControlRoute[] = [
       await sandbox.settle()
       return { body: { data: sandbox.clockState() } }
     },
-  },
-  {
+  }),
+  defineControlRoute({
     method: 'GET',
     path: '/_sandbox/scenarios',
     summary: 'The scenarios',
@@ -157,5 +157,5 @@ export const controlRoutes: readonly ControlRoute[] = [
     answer: ({ sandbox }) => ({
       body: { data: SCENARIO_NAMES.map((name) => ({ name, description: scenarios[name].description, current: name === sandbox.options.scenario })) },
     }),
-  },
+  }),
 ]

@@ -3,7 +3,7 @@ import { defaultOrganizations } from '../world/fixtures.js'
 import { seedWorld } from '../world/seedWorld.js'
 import { Database, type Filters, type PageQuery } from './Database.js'
 import { compare, positionOf } from './KeysetIndex.js'
-import type { Kind, StoredContact, StoredRecords } from './records.js'
+import type { Kind, StoredContact, StoredRecords } from '../schemas/stored.js'
 
 const NOW = Date.parse('2026-11-20T12:00:00.000Z')
 const [ORG_1, ORG_2] = [defaultOrganizations[0]!, defaultOrganizations[1]!]

@@ -1,6 +1,6 @@
 import { Collection } from '@msw/data'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import type { Message } from '../schemas/index.js'
+import { LIST_FILTERS, type Message } from '../schemas/index.js'
 import { messagesOf } from '../world/conversation.js'
 import { KeysetIndex, positionOf, type KeysetPosition } from './KeysetIndex.js'
 import {
@@ -14,7 +14,7 @@ import {
   type StoredContact,
   type StoredRecords,
   type WorldRecords,
-} from './records.js'
+} from '../schemas/stored.js'
 
 /**
  * @note Typed at this class's boundary: inside, a record is any kind's, and
@@ -24,18 +24,17 @@ type AnyCollection = Collection<StandardSchemaV1<any>>
 type AnyRecord = StoredRecords[Kind]
 
 /**
- * Fields a list can be filtered on. Each value has a keyset index of its
- * own, so that a page of a rare status or one phone's calls is as quick as
- * an unfiltered page.
+ * Fields a list can be filtered on (`LIST_FILTERS`). Each value has a keyset
+ * index of its own, so that a page of a rare status or one phone's calls is
+ * as quick as an unfiltered page.
  */
-const FILTERABLE = {
-  calls: ['status', 'caller_phone'],
-  contacts: ['phone'],
-  leads: ['status', 'urgency'],
-  appointments: ['status'],
-} as const satisfies { [K in Kind]: ReadonlyArray<keyof StoredRecords[K]> }
+const FILTERABLE = Object.fromEntries(
+  KINDS.map((kind) => [kind, Object.values(LIST_FILTERS[kind]).map(({ field }) => field)]),
+) as { [K in Kind]: Array<FilterField<K>> }
 
-export type Filters<K extends Kind> = Partial<Record<(typeof FILTERABLE)[K][number], string>>
+type FilterField<K extends Kind> = (typeof LIST_FILTERS)[K][keyof (typeof LIST_FILTERS)[K]] extends { field: infer F } ? F & string : never
+
+export type Filters<K extends Kind> = Partial<Record<FilterField<K>, string>>
 
 export interface PageQuery<K extends Kind> {
   /** Start strictly after this position (the cursor). */
@@ -79,6 +78,8 @@ export class Database {
   #inserted: Array<[Kind, string]> = []
   /** Loaded records changed since the last load, as they were loaded. */
   #originals = new Map<string, [Kind, AnyRecord]>()
+  /** What the transaction under way wrote, oldest first, to undo it should it fail. */
+  #undo: Undo[] | undefined
 
   /** Replaces every record with `world`. */
   async load(world: WorldRecords): Promise<void> {
@@ -152,6 +153,49 @@ export class Database {
     this.#pendingEndings = new Set(this.#endings.keys())
   }
 
+  /**
+   * Runs `write` all or nothing: when it throws, the records it inserted go
+   * and those it changed get their earlier versions back, and the error
+   * goes on. What it wrote is never left half done.
+   *
+   * @example
+   * await db.transaction(async () => {
+   *   await db.update('contacts', contact.id, { total_calls: 3 })
+   *   await db.insert('calls', call) // throws: the contact is as it was
+   * })
+   */
+  async transaction<T>(write: () => Promise<T>): Promise<T> {
+    if (this.#undo) throw new Error('A transaction is under way: transactions do not nest.')
+    const undo: Undo[] = (this.#undo = [])
+    try {
+      return await write()
+    } catch (error) {
+      this.#undo = undefined
+      for (const step of undo.reverse()) await this.#revert(step)
+      // What had come of the endings may have been undone.
+      this.#pendingEndings = new Set(this.#endings.keys())
+      throw error
+    } finally {
+      this.#undo = undefined
+    }
+  }
+
+  /** Undoes one step of a failed transaction, and its line in the journal since the load. */
+  async #revert(step: Undo): Promise<void> {
+    if (step.insert) {
+      const record = this.#byId[step.kind].get(step.id)!
+      this.#collections[step.kind].delete(record)
+      this.#forget(step.kind, record)
+      this.#byId[step.kind].delete(step.id)
+      this.#messageTimes.delete(step.id)
+      this.#endings.delete(step.id)
+      this.#inserted.pop()
+    } else {
+      await this.#replace(step.kind, step.previous)
+      if (step.firstChange) this.#originals.delete(journalKey(step.kind, step.previous.id))
+    }
+  }
+
   /** What was written since the last load, as it stands now. */
   changes(): DatabaseChanges {
     return {
@@ -180,11 +224,6 @@ export class Database {
   #timesOf(call: StoredCall): number[] {
     const ending = this.#endings.get(call.id)
     return (ending && call.ended_at !== null ? ending.message_times : this.#messageTimes.get(call.id)) ?? []
-  }
-
-  /** The live calls' endings, by call id: those still to come and those that came. */
-  endings(): ReadonlyMap<string, CallEnding> {
-    return this.#endings
   }
 
   /**
@@ -244,6 +283,7 @@ export class Database {
     const stored = await this.#collections[kind].create(checked)
     this.#file(kind, stored)
     this.#inserted.push([kind, stored.id])
+    this.#undo?.push({ insert: true, kind, id: stored.id })
     return stored
   }
 
@@ -252,10 +292,10 @@ export class Database {
     const current = this.get(kind, id)
     if (!current) throw new Error(`No ${kind} record has the id ${id}.`)
     const next = storedSchemas[kind].parse({ ...current, ...changes, id, organization_id: current.organization_id, created_at: current.created_at })
-    const journalKey = `${kind} ${id}`
-    if (!this.#originals.has(journalKey) && !this.#inserted.some(([k, i]) => k === kind && i === id)) {
-      this.#originals.set(journalKey, [kind, current])
-    }
+    const key = journalKey(kind, id)
+    const firstChange = !this.#originals.has(key) && !this.#inserted.some(([k, i]) => k === kind && i === id)
+    if (firstChange) this.#originals.set(key, [kind, current])
+    this.#undo?.push({ insert: false, kind, previous: current, firstChange })
     return (await this.#replace(kind, next)) as StoredRecords[K]
   }
 
@@ -386,6 +426,13 @@ function linesOf(transcript: string): number {
 /** Whether `times` holds one epoch-ms time for each line of `transcript`. */
 function hasTimePerLine(transcript: string, times: unknown): boolean {
   return Array.isArray(times) && times.length === linesOf(transcript) && times.every(Number.isSafeInteger)
+}
+
+/** One step of a transaction, as it must be undone: an insert goes; a change gets its earlier version back. */
+type Undo = { insert: true; kind: Kind; id: string } | { insert: false; kind: Kind; previous: AnyRecord; firstChange: boolean }
+
+function journalKey(kind: Kind, id: string): string {
+  return `${kind} ${id}`
 }
 
 function phoneKey(contact: StoredContact): string {

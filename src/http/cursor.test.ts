@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mulberry32 as random } from '../../test/support/prng.js'
 import type { KeysetPosition } from '../data/KeysetIndex.js'
-import { ApiError } from './ApiError.js'
+import { ApiError } from '../schemas/ApiError.js'
 import { decodeCursor, encodeCursor, type CursorBinding } from './cursor.js'
 
 const SECRET = 'call-sandbox cursor 1'

@@ -1,6 +1,6 @@
 import type { KeysetPosition } from '../data/KeysetIndex.js'
 import { hash32 } from '../world/random.js'
-import { ApiError } from './ApiError.js'
+import { ApiError } from '../schemas/ApiError.js'
 
 /** What a cursor is bound to: it is valid only for the same three. */
 export interface CursorBinding {

@@ -1,4 +1,4 @@
-import { ApiError } from './ApiError.js'
+import { ApiError } from '../schemas/ApiError.js'
 
 /** What route matching needs of a route: its method and its path pattern, like `/v1/calls/:call_id`. */
 export interface Matchable {

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { ApiError } from './ApiError.js'
+import { ApiError } from '../schemas/ApiError.js'
 
 /**
  * Query parameters: an unknown name, then a repeated one, then each value in

@@ -1,42 +1,42 @@
-import { answerControl } from '../control/answerControl.js'
-import { CONTROL_PREFIX, DOCUMENT_PATH } from '../control/paths.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
-import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
-import { ApiError } from './ApiError.js'
+import type { ApiKey } from '../sandbox/KeyRing.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import { ApiError } from '../schemas/ApiError.js'
 import { bearerToken } from './bearerToken.js'
 import { matchRoute } from './matchRoute.js'
 import { parseQuery, parseValues } from './parameters.js'
 import { forcedError, parsePrefer, successStatusOf, type Preferences } from './prefer.js'
 import { newRequestId } from './requestId.js'
-import { errorResponse, failedAnswer, respond, toApiError } from './respond.js'
+import { failedAnswer, respond } from './respond.js'
 import type { Route } from './Route.js'
 import { routes } from './routes.js'
 
 /**
- * Answers one request to the sandbox: the API under `/v1/`, the control
- * plane under `/_sandbox/`, and the OpenAPI document. Returns `undefined`
- * for any other path, so that MSW lets it pass.
+ * Answers one API request (a path under `/v1/`, below the base URL),
+ * along the contract's order of checks, one step a comment below:
  *
- * An API request goes along the contract's order of checks:
- * path (404) → method (405) → auth (401) → rate limit (429) → faults asked
- * for → scope (403) → parameters (400) → the endpoint's record (404) and
- * body (415/400/413/422/409) → envelope. Every early return is an error in
- * the same envelope, and every answer goes into the journal.
+ * faults drawn → rate limit token taken → latency → path (404) → method
+ * (405) → key (401) → rate limit (429) → `Prefer` (400, then a forced
+ * status) → simulated failure → scope (403) → parameters (400) → the
+ * endpoint's record (404) and body (415/400/413/422/409) → envelope →
+ * journal and usage report.
+ *
+ * @note Faults come first, before anything about the request is known:
+ * every request draws its latency and failure from the seed's stream, a 404
+ * or a 401 as much as a good one, so the same requests in the same order
+ * meet the same failures after every reset. A rate limit token is taken for
+ * the same reason: a request the sandbox refuses still counts against its key.
+ *
+ * Every early return is an error in the same envelope.
  *
  * @example
- * const response = await answer(sandbox, new Request('https://api.example.com/v1/me', {
- *   headers: { Authorization: 'Bearer sk_sandbox_all' },
- * }))
+ * const response = await answerApi(sandbox, request, '/v1/me', new URL(request.url))
  */
-export async function answer(sandbox: Sandbox, request: Request): Promise<Response | undefined> {
-  const url = new URL(request.url)
-  const path = sandboxPath(sandbox, url)
-  if (path === undefined) return undefined
-  if (!isApiPath(path)) return answerControl(sandbox, request, path, url)
-
+export async function answerApi(sandbox: Sandbox, request: Request, path: string, url: URL): Promise<Response> {
   const started = performance.now()
   const requestId = newRequestId()
-  const token = bearerToken(request.headers.get('authorization'))
+  const authorization = request.headers.get('authorization')
+  const token = bearerToken(authorization)
   // The key the request carries, when it is one: its rate limit bucket and its line in the usage report.
   const presented = token === null ? undefined : sandbox.apiKey(token)
   let route: Route | undefined
@@ -45,7 +45,7 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
   let response: Response
   try {
     await sandbox.ready
-    // Faults of the sandbox's own: latency and a share of failures, drawn for every request alike.
+    // Faults of the sandbox's own, drawn before anything else (see the note above), and the rate limit token.
     const faults = sandbox.nextFaults()
     rateLimit = sandbox.rateLimiter?.take(presented?.key ?? ANONYMOUS)
     await sleep(faults.latencyMs)
@@ -55,7 +55,7 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
     route = match.route
 
     // Authenticate the key; a key over its rate limit stops here.
-    const apiKey = authenticate(sandbox, request.headers.get('authorization'))
+    const apiKey = authenticate(sandbox, authorization, token, presented)
     if (rateLimit?.exceeded) throw rateLimited(rateLimit)
 
     // Faults the request asked for (Prefer), then the sandbox's simulated failures.
@@ -96,7 +96,7 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
   // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
   if (presented) {
     // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
-    const parameters = route ? [...url.searchParams.keys()].filter((name) => name in route!.query.shape) : []
+    const parameters = route ? [...url.searchParams.keys()].filter((name) => Object.hasOwn(route!.query.shape, name)) : []
     sandbox.usage.record({ key: presented.key, organization_id: presented.organization.organization_id, scopes: presented.scopes }, route, parameters, response.status)
   }
   return response
@@ -106,48 +106,22 @@ export async function answer(sandbox: Sandbox, request: Request): Promise<Respon
 const ANONYMOUS = '(no valid key)'
 
 /**
- * The request's path below the sandbox's base URL, when the sandbox answers
- * it (the API, `/_sandbox/`, `/openapi.json`); still percent-encoded. The
- * MSW handler matches with it.
+ * Whether a path (below the base URL) is the API's.
  *
  * @example
- * sandboxPath(sandbox, new URL('https://api.example.com/v1/calls')) // '/v1/calls'
+ * isApiPath('/v1/calls') // true
  */
-export function sandboxPath(sandbox: Sandbox, url: URL): string | undefined {
-  const { baseUrl } = sandbox.options
-  let path = url.pathname
-  if (baseUrl !== undefined) {
-    // baseUrl is an origin and a path without its trailing slash (see resolveOptions).
-    const href = url.origin + url.pathname
-    if (!href.startsWith(`${baseUrl}/`)) return undefined
-    path = href.slice(baseUrl.length)
-  }
-  return isSandboxPath(path) ? path : undefined
-}
-
-/**
- * Whether the sandbox answers a path (below its base URL): the API, the
- * control plane, the OpenAPI document.
- *
- * @example
- * isSandboxPath('/_sandbox/reset') // true
- */
-export function isSandboxPath(path: string): boolean {
-  return isApiPath(path) || path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`) || path === DOCUMENT_PATH
-}
-
-function isApiPath(path: string): boolean {
+export function isApiPath(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/')
 }
 
-function authenticate(sandbox: Sandbox, authorization: string | null): ApiKey {
+/** The key the request presented (`token`, looked up once as `presented`), or the 401 that says what is wrong. */
+function authenticate(sandbox: Sandbox, authorization: string | null, token: string | null, presented: ApiKey | undefined): ApiKey {
+  if (presented) return presented
   const hint = () => `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
   if (authorization === null || authorization.trim() === '') throw new ApiError('unauthorized', `No Authorization header. ${hint()}`)
-  const token = bearerToken(authorization)
   if (token === null) throw new ApiError('unauthorized', `The Authorization header is not "Bearer <key>". ${hint()}`)
-  const apiKey = sandbox.apiKey(token)
-  if (!apiKey) throw new ApiError('unauthorized', `Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`)
-  return apiKey
+  throw new ApiError('unauthorized', `Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`)
 }
 
 function authorize(apiKey: ApiKey, route: Route): void {
@@ -189,18 +163,4 @@ function queryOf(searchParams: URLSearchParams): Record<string, string | string[
     query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
   }
   return query
-}
-
-/**
- * The answer to a method that never reaches the handlers (fetch cannot carry
- * TRACE, TRACK or CONNECT): 404 for a path the API does not have, else 405.
- */
-export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Response {
-  try {
-    matchRoute(routes, method, path)
-  } catch (error) {
-    return errorResponse(sandbox, newRequestId(), toApiError(error))
-  }
-  // No route takes these methods, so the route check always throws above.
-  throw new Error(`A route takes ${method}, which fetch cannot carry.`)
 }

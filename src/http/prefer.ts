@@ -1,6 +1,6 @@
 import { MAX_LATENCY_MS } from '../sandbox/latency.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
-import { ApiError } from './ApiError.js'
+import { ApiError } from '../schemas/ApiError.js'
 import type { Route } from './Route.js'
 import { routes } from './routes.js'
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../data/records.js'
+import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../schemas/stored.js'
 import { Appointment, Call, Contact, Lead, type CallWithMessages, type Message, type Organization, type Scope } from '../schemas/index.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 

@@ -1,5 +1,5 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import { ApiError } from './ApiError.js'
+import { ApiError } from '../schemas/ApiError.js'
 import { finishReading } from './body.js'
 
 /**

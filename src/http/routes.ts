@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Filters } from '../data/Database.js'
 import { positionOf } from '../data/KeysetIndex.js'
-import type { Kind, StoredRecords } from '../data/records.js'
+import type { Kind, StoredRecords } from '../schemas/stored.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import {
   Appointment,
@@ -12,6 +12,7 @@ import {
   ContactPath,
   CreateContactRequest,
   DEFAULT_LIMIT,
+  LIST_FILTERS,
   ListAppointmentsQuery,
   ListCallsQuery,
   ListContactsQuery,
@@ -24,8 +25,9 @@ import {
   RecordEnvelope,
   type Scope,
 } from '../schemas/index.js'
-import { ApiError } from './ApiError.js'
-import { parseBody, readJsonObject } from './body.js'
+import { ApiError } from '../schemas/ApiError.js'
+import { parseBody } from '../schemas/parseBody.js'
+import { readJsonObject } from './body.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from './resources.js'
 import { defineRoute, type Route } from './Route.js'
@@ -38,7 +40,6 @@ export const routes: readonly Route[] = [
     summary: 'List calls',
     query: ListCallsQuery,
     resource: Call,
-    filters: ({ status, phone }) => ({ status, caller_phone: phone }),
     toResource: (call, sandbox) => toCall(call, sandbox.clock.now()),
   }),
   defineRoute({
@@ -60,7 +61,6 @@ export const routes: readonly Route[] = [
     summary: 'List contacts',
     query: ListContactsQuery,
     resource: Contact,
-    filters: ({ phone }) => ({ phone }),
     toResource: toContact,
   }),
   defineRoute({
@@ -84,8 +84,9 @@ export const routes: readonly Route[] = [
     status: 201,
     response: RecordEnvelope(Contact),
     answer: async ({ sandbox, apiKey, request }) => {
+      // Checked here first: organization_id is no field of the body, but the key's organization.
       const fields = parseBody(CreateContactRequest, await readJsonObject(request))
-      const contact = await sandbox.createContact(apiKey.organization.organization_id, fields)
+      const contact = await sandbox.addContact({ ...fields, organization_id: apiKey.organization.organization_id })
       return { status: 201, body: { data: toContact(contact) }, headers: { Location: `/v1/contacts/${contact.id}` } }
     },
   }),
@@ -95,7 +96,6 @@ export const routes: readonly Route[] = [
     summary: 'List leads',
     query: ListLeadsQuery,
     resource: Lead,
-    filters: ({ status, urgency }) => ({ status, urgency }),
     toResource: toLead,
   }),
   listRoute({
@@ -104,7 +104,6 @@ export const routes: readonly Route[] = [
     summary: 'List appointments',
     query: ListAppointmentsQuery,
     resource: Appointment,
-    filters: ({ status }) => ({ status }),
     toResource: toAppointment,
   }),
   defineRoute({
@@ -126,8 +125,6 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
   query: Q
   /** The schema of one listed record. */
   resource: z.ZodType
-  /** The endpoint's own filters, as the record fields they match exactly. */
-  filters: (query: z.infer<Q>) => Filters<K>
   toResource: (record: StoredRecords[K], sandbox: Sandbox) => unknown
 }
 
@@ -136,7 +133,8 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
  * to the endpoint, the key and the filters.
  */
 function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteDefinition<K, Q>): Route {
-  const { kind, scope, summary, query, resource, filters: filtersOf, toResource } = definition
+  const { kind, scope, summary, query, resource, toResource } = definition
+  const filterFields = Object.entries(LIST_FILTERS[kind]) as Array<[string, { field: string }]>
   return defineRoute({
     method: 'GET',
     path: `/v1/${kind}`,
@@ -153,7 +151,7 @@ function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteD
         after,
         sinceMs: filters.since as number | undefined,
         limit,
-        equals: filtersOf(values as z.infer<Q>),
+        equals: equalsOf(filterFields, values),
       })
       const last = page.records.at(-1)
       return {
@@ -174,6 +172,13 @@ function ownRecord<K extends Kind>(sandbox: Sandbox, apiKey: ApiKey, kind: K, id
     throw new ApiError('not_found', `No ${kind.slice(0, -1)} has the id ${id}.`, { param: `${kind.slice(0, -1)}_id` })
   }
   return record
+}
+
+/** The stored fields a page must match, from the list's filter parameters that were given. */
+function equalsOf<K extends Kind>(filterFields: Array<[string, { field: string }]>, values: Record<string, unknown>): Filters<K> {
+  const equals: Record<string, unknown> = {}
+  for (const [name, { field }] of filterFields) if (values[name] !== undefined) equals[field] = values[name]
+  return equals as Filters<K>
 }
 
 /** Filters in a fixed order, so that the same filters always bind a cursor the same way. */

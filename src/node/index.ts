@@ -1,5 +1,5 @@
 import { setupServer, type SetupServer } from 'msw/node'
-import { createSandbox, type Sandbox } from '../sandbox/Sandbox.js'
+import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 
 export * from '../index.js'
@@ -15,7 +15,7 @@ export * from '../index.js'
  * beforeEach(() => sandbox.reset())
  * afterAll(() => server.close())
  */
-export function setupSandboxServer(options?: SandboxOptions): { server: SetupServer; sandbox: Sandbox } {
+export function setupSandboxServer(options?: SandboxOptions): { server: SetupServer; sandbox: SandboxWithHandlers } {
   const sandbox = createSandbox(options)
   return { server: setupServer(...sandbox.handlers), sandbox }
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import type { ControlRoute } from '../control/ControlRoute.js'
 import { controlRoutes } from '../control/controlRoutes.js'
-import { DOCUMENT_PATH } from '../control/paths.js'
 import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
 import type { Route } from '../http/Route.js'
 import { routes } from '../http/routes.js'
@@ -35,6 +34,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 }
 
 const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
+
+/** Where the document is served, below the sandbox's base URL. */
+export const DOCUMENT_PATH = '/openapi.json'
+
 
 const documents = new WeakMap<Sandbox, object>()
 

@@ -1,19 +1,4 @@
-/** One API request as the sandbox answered it. */
-export interface JournalEntry {
-  request_id: string
-  method: string
-  /** The path as sent, without the query string. */
-  path: string
-  /** The query parameters as sent; a repeated one has an array of its values. */
-  query: Record<string, string | string[]>
-  status: number
-  /** The API key the request carried (even an unknown one), or null without a Bearer key. */
-  key: string | null
-  /** Real milliseconds from the request reaching the sandbox to its answer, latency included. */
-  duration_ms: number
-  /** The sandbox clock when it was answered. */
-  timestamp: string
-}
+import type { JournalEntry } from '../schemas/index.js'
 
 export const DEFAULT_JOURNAL_SIZE = 1_000
 

@@ -1,4 +1,4 @@
-import type { Scope } from '../schemas/index.js'
+import type { EndpointUsage, KeyUsage, Scope } from '../schemas/index.js'
 
 /** What a request is counted under in the usage report: the endpoint that was matched. */
 export interface Endpoint {
@@ -6,37 +6,6 @@ export interface Endpoint {
   /** The route's path, such as `/v1/calls/:call_id`. */
   path: string
   scope: Scope | null
-}
-
-/** What one key did, endpoint by endpoint. */
-export interface EndpointUsage {
-  method: string
-  path: string
-  requests: number
-  /** Answers by status code, such as `{ "200": 9, "429": 1 }`. */
-  statuses: Record<string, number>
-  /** Every query parameter the key sent to it, sorted. */
-  parameters: string[]
-}
-
-/** The usage report of one key: what it called, and the scopes that takes. */
-export interface KeyUsage {
-  key: string
-  organization_id: string
-  requests: number
-  endpoints: EndpointUsage[]
-  /** API endpoints it never called, as `GET /v1/leads`. */
-  untouched_endpoints: string[]
-  scopes: {
-    /** The scopes the key has. */
-    granted: Scope[]
-    /** The scopes of the endpoints it called: the least-privilege set for what it does. */
-    needed: Scope[]
-    /** Granted and never needed: a key for this integration can do without them. */
-    unused: Scope[]
-    /** Needed and not granted: its requests there were refused with 403. */
-    missing: Scope[]
-  }
 }
 
 interface KeyInfo {

@@ -49,6 +49,7 @@ export const ClockState = z.object({
   /** `fixed`: it stands still until set or moved; `running`: it follows the real time. */
   mode: z.enum(['fixed', 'running']),
 })
+export type ClockState = z.infer<typeof ClockState>
 
 export const Health = z.object({
   status: z.literal('ok'),
@@ -59,33 +60,58 @@ export const Health = z.object({
   journal: z.object({ entries: z.int(), capacity: z.int() }),
   live: z.object({ interval_ms: z.int().nullable() }),
 })
+export type Health = z.infer<typeof Health>
 
+/** One API request as the sandbox answered it. */
 export const JournalEntry = z.object({
   request_id: z.string(),
   method: z.string(),
+  /** The path as sent, without the query string. */
   path: z.string(),
+  /** The query parameters as sent; a repeated one has an array of its values. */
   query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   status: z.int(),
+  /** The API key the request carried (even an unknown one), or null without a Bearer key. */
   key: z.string().nullable(),
+  /** Real milliseconds from the request reaching the sandbox to its answer, latency included. */
   duration_ms: z.number(),
+  /** The sandbox clock when it was answered. */
   timestamp: Timestamp,
 })
+export type JournalEntry = z.infer<typeof JournalEntry>
 
+/** What one key did at one endpoint since the last reset. */
+export const EndpointUsage = z.object({
+  method: z.string(),
+  /** The route's path, such as `/v1/calls/:call_id`. */
+  path: z.string(),
+  requests: z.int(),
+  /** Answers by status code, such as `{ "200": 9, "429": 1 }`. */
+  statuses: z.record(z.string(), z.int()),
+  /** Every query parameter of the endpoint's the key sent to it, sorted. */
+  parameters: z.array(z.string()),
+})
+export type EndpointUsage = z.infer<typeof EndpointUsage>
+
+/** The usage report of one key: what it called, and the scopes that takes. */
 export const KeyUsage = z.object({
   key: z.string(),
   organization_id: Uuid,
   requests: z.int(),
-  endpoints: z.array(
-    z.object({
-      method: z.string(),
-      path: z.string(),
-      requests: z.int(),
-      statuses: z.record(z.string(), z.int()),
-      parameters: z.array(z.string()),
-    }),
-  ),
+  endpoints: z.array(EndpointUsage),
+  /** API endpoints it never called, as `GET /v1/leads`. */
   untouched_endpoints: z.array(z.string()),
-  scopes: z.object({ granted: z.array(Scope), needed: z.array(Scope), unused: z.array(Scope), missing: z.array(Scope) }),
+  scopes: z.object({
+    /** The scopes the key has. */
+    granted: z.array(Scope),
+    /** The scopes of the endpoints it called: the least-privilege set for what it does. */
+    needed: z.array(Scope),
+    /** Granted and never needed: a key for this integration can do without them. */
+    unused: z.array(Scope),
+    /** Needed and not granted: its requests there were refused with 403. */
+    missing: z.array(Scope),
+  }),
 })
+export type KeyUsage = z.infer<typeof KeyUsage>
 
 export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string(), current: z.boolean() })

@@ -4,6 +4,7 @@ import { CallStatus } from './call.js'
 import { E164_PATTERN } from './common.js'
 import { parseInstant } from './instant.js'
 import { LeadStatus, Urgency } from './lead.js'
+import type { Kind, StoredRecords } from './stored.js'
 
 /*
  * Query and path parameters, as strings in and typed values out. Each
@@ -51,18 +52,40 @@ const common = {
   since: since.optional(),
 }
 
-export const ListCallsQuery = z.object({
-  ...common,
-  status: oneOf('status', CallStatus.options).optional(),
-  phone: phone.optional(),
-})
-export const ListContactsQuery = z.object({ ...common, phone: phone.optional() })
-export const ListLeadsQuery = z.object({
-  ...common,
-  status: oneOf('status', LeadStatus.options).optional(),
-  urgency: oneOf('urgency', Urgency.options).optional(),
-})
-export const ListAppointmentsQuery = z.object({ ...common, status: oneOf('status', AppointmentStatus.options).optional() })
+/** One filter of a list: the schema of its query parameter's value, and the stored field that value must equal. */
+interface ListFilter<K extends Kind> {
+  value: z.ZodType<string, string>
+  field: keyof StoredRecords[K] & string
+}
+
+/**
+ * The filters of each list endpoint, declared once: a list's query schema is
+ * made from them, the database keeps an index per field, and the endpoint
+ * selects on them, so a parameter the API takes always filters.
+ */
+export const LIST_FILTERS = {
+  calls: {
+    status: { value: oneOf('status', CallStatus.options), field: 'status' },
+    phone: { value: phone, field: 'caller_phone' },
+  },
+  contacts: { phone: { value: phone, field: 'phone' } },
+  leads: {
+    status: { value: oneOf('status', LeadStatus.options), field: 'status' },
+    urgency: { value: oneOf('urgency', Urgency.options), field: 'urgency' },
+  },
+  appointments: { status: { value: oneOf('status', AppointmentStatus.options), field: 'status' } },
+} as const satisfies { [K in Kind]: Record<string, ListFilter<K>> }
+
+/** A list's query: `limit`, `cursor`, `since`, then its filters. */
+function listQuery<F extends Record<string, { value: z.ZodType<string, string> }>>(filters: F) {
+  const shape = Object.fromEntries(Object.entries(filters).map(([name, filter]) => [name, filter.value.optional()]))
+  return z.object({ ...common, ...(shape as { [P in keyof F]: z.ZodOptional<F[P]['value']> }) })
+}
+
+export const ListCallsQuery = listQuery(LIST_FILTERS.calls)
+export const ListContactsQuery = listQuery(LIST_FILTERS.contacts)
+export const ListLeadsQuery = listQuery(LIST_FILTERS.leads)
+export const ListAppointmentsQuery = listQuery(LIST_FILTERS.appointments)
 export const NoQuery = z.object({})
 export const NoPath = z.object({})
 

@@ -3,12 +3,12 @@ import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
 import morgan from 'morgan'
 import swaggerUi from 'swagger-ui-express'
-import { DOCUMENT_PATH } from '../control/paths.js'
-import { ApiError } from '../http/ApiError.js'
-import { isSandboxPath, methodOutsideFetch } from '../http/pipeline.js'
+import { ApiError } from '../schemas/ApiError.js'
+import { isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
+import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorResponse, unexpected } from '../http/respond.js'
-import type { Sandbox } from '../sandbox/Sandbox.js'
+import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 
 export interface AppOptions {
   /** No request log. */
@@ -36,7 +36,7 @@ const EXPOSED_HEADERS = [
  * @example
  * createApp(createSandbox()).listen(4010)
  */
-export function createApp(sandbox: Sandbox, options: AppOptions = {}): Express {
+export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}): Express {
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { z } from 'zod'
-import { KINDS } from '../data/records.js'
+import { KINDS } from '../schemas/stored.js'
 import type { ResolvedOptions } from '../sandbox/options.js'
 import type { Sandbox, SandboxChanges } from '../sandbox/Sandbox.js'
 import { ScenarioName } from '../schemas/index.js'

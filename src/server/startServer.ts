@@ -1,10 +1,11 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { AddressInfo } from 'node:net'
-import { createSandbox, type Sandbox } from '../sandbox/Sandbox.js'
+import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { ApiError } from '../http/ApiError.js'
-import { methodOutsideFetch } from '../http/pipeline.js'
+import { ApiError } from '../schemas/ApiError.js'
+import { methodOutsideFetch } from '../handlers/answer.js'
 import { errorResponse } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
@@ -26,7 +27,7 @@ export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl'>, AppOptio
 export interface RunningServer {
   /** Like `http://127.0.0.1:4010`. */
   url: string
-  sandbox: Sandbox
+  sandbox: SandboxWithHandlers
   server: Server
   /** Stops taking connections, ends idle ones, and resolves once all are closed. */
   close(): Promise<void>

@@ -1,5 +1,6 @@
 import { HttpHandler, HttpResponse } from 'msw'
-import { answer, sandboxPath } from '../http/pipeline.js'
+import { answer, sandboxPath } from '../handlers/answer.js'
+import { isApiPath } from '../http/pipeline.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Scope } from '../schemas/index.js'
@@ -78,7 +79,7 @@ class StoryAnswers {
 
   async answer(request: Request): Promise<Response | undefined> {
     const path = sandboxPath(this.sandbox, new URL(request.url))
-    const api = path === '/v1' || path?.startsWith('/v1/') === true
+    const api = path !== undefined && isApiPath(path)
     switch (api ? this.#state : undefined) {
       case 'loading':
         await this.#hold(request)

@@ -1,4 +1,4 @@
-import { createSandbox, type Sandbox } from '../sandbox/Sandbox.js'
+import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Scope } from '../schemas/index.js'
 import { defaultOrganizations } from '../world/fixtures.js'
@@ -9,7 +9,7 @@ import { defaultOrganizations } from '../world/fixtures.js'
  */
 export const STORY_NOW = '2026-11-20T12:00:00Z'
 
-const sandboxes = new Map<string, Sandbox>()
+const sandboxes = new Map<string, SandboxWithHandlers>()
 
 /**
  * The sandbox of a story's options, made at the first request and shared by
@@ -22,7 +22,7 @@ const sandboxes = new Map<string, Sandbox>()
  * const sandbox = storySandbox({ scenario: 'empty' })
  * const withoutLeads = storySandbox({}, 'leads:read')
  */
-export function storySandbox(options: SandboxOptions = {}, missingScope?: Scope | 'every'): Sandbox {
+export function storySandbox(options: SandboxOptions = {}, missingScope?: Scope | 'every'): SandboxWithHandlers {
   // A fixed clock at STORY_NOW, unless the story says otherwise.
   const resolved: SandboxOptions = { now: STORY_NOW, ...options }
   const id = JSON.stringify([resolved, missingScope ?? null])

@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import type { StoredContact, WorldRecords } from '../data/records.js'
+import type { StoredContact, WorldRecords } from '../schemas/stored.js'
 import { AppointmentStatus, LeadStatus, Urgency, type CallStatus } from '../schemas/index.js'
 import { businessTypes, type OrganizationFixture } from './fixtures.js'
 import { iso } from './iso.js'

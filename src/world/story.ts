@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import type { CallEnding, CallWithConversation, StoredAppointment, StoredContact, StoredLead } from '../data/records.js'
+import type { CallEnding, CallWithConversation, StoredAppointment, StoredContact, StoredLead } from '../schemas/stored.js'
 import {
   LIVE_CALL_STATUSES,
   type AppointmentStatus,

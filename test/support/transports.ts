@@ -1,5 +1,5 @@
 import { setupServer } from 'msw/node'
-import { createSandbox, type Sandbox } from '../../src/index.js'
+import { createSandbox, type SandboxWithHandlers } from '../../src/index.js'
 import type { SandboxOptions } from '../../src/sandbox/options.js'
 import { startServer } from '../../src/server/startServer.js'
 import { assertAllowedByDocument, documentValidatorOf } from './documentValidator.js'
@@ -29,7 +29,7 @@ export interface Answer {
 /** One way of reaching a sandbox: in process through MSW, or over HTTP. */
 export interface Transport {
   name: 'in-process' | 'http'
-  sandbox: Sandbox
+  sandbox: SandboxWithHandlers
   request(path: string, options?: RequestOptions): Promise<Answer>
   close(): Promise<void>
 }
@@ -71,7 +71,7 @@ export const transports = [inProcess, overHttp] as const
  * OpenAPI document allows: otherwise the request fails with a
  * `DocumentViolation`, and so does the test that made it.
  */
-async function send(sandbox: Sandbox, url: string, { method = 'GET', key = 'sk_sandbox_all', headers = {}, body }: RequestOptions = {}): Promise<Answer> {
+async function send(sandbox: SandboxWithHandlers, url: string, { method = 'GET', key = 'sk_sandbox_all', headers = {}, body }: RequestOptions = {}): Promise<Answer> {
   const response = await fetch(url, {
     method,
     headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },

@@ -1,16 +1,19 @@
 import { http, type RequestHandler } from 'msw'
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import { answer, sandboxPath } from './pipeline.js'
+import { answer, sandboxPath } from './answer.js'
 
 /**
- * The sandbox's MSW handlers: one handler for every request to the sandbox (`/v1/`, `/_sandbox/`, `/openapi.json`), which
- * routes inside the pipeline.
+ * The sandbox's MSW handlers: one handler for every request to the sandbox
+ * (`/v1/`, `/_sandbox/`, `/openapi.json`), which routes inside `answer`.
  *
  * @note One handler, not one per endpoint: MSW tries handlers in turn and
  * each one that does not match costs about 10 µs a request; the pipeline
  * also needs every request under `/v1/` to answer 404 and 405 itself.
  * @note A predicate, not a path pattern: MSW decodes a pattern's match and
  * throws on a malformed escape such as `/v1/%ZZ`, which must be a 404.
+ *
+ * @example
+ * const server = setupServer(...createHandlers(new Sandbox({ seed: 1 })))
  */
 export function createHandlers(sandbox: Sandbox): RequestHandler[] {
   return [

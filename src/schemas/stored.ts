@@ -1,5 +1,9 @@
 import { z } from 'zod'
-import { Appointment, Call, Contact, Lead, Uuid } from '../schemas/index.js'
+import { Appointment } from './appointment.js'
+import { Call } from './call.js'
+import { Uuid } from './common.js'
+import { Contact } from './contact.js'
+import { Lead } from './lead.js'
 
 /*
  * What the database stores: the resource as a list shows it, plus the

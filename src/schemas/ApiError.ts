@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorType, FieldError } from '../schemas/index.js'
+import type { ErrorCode, ErrorType, FieldError } from './envelope.js'
 
 const STATUS_OF: Record<ErrorCode, number> = {
   invalid_parameter: 400,

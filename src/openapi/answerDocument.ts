@@ -1,0 +1,28 @@
+import { matchRoute } from '../http/matchRoute.js'
+import { newRequestId } from '../http/requestId.js'
+import { failedAnswer } from '../http/respond.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import { DOCUMENT_PATH, openApiDocument } from './openApiDocument.js'
+
+/** The document's one route: what route matching needs to answer 405 for another method. */
+export const DOCUMENT_ROUTE = { method: 'GET', path: DOCUMENT_PATH } as const
+
+/**
+ * Answers `GET /openapi.json` with the OpenAPI document; another method is
+ * a 405 with `Allow: GET`. No API key, no admin token.
+ *
+ * @example
+ * await answerDocument(sandbox, new Request('http://127.0.0.1:4010/openapi.json'))
+ */
+export async function answerDocument(sandbox: Sandbox, request: Request): Promise<Response> {
+  const requestId = newRequestId()
+  try {
+    await sandbox.ready
+    matchRoute([DOCUMENT_ROUTE], request.method, DOCUMENT_PATH)
+    return new Response(JSON.stringify(openApiDocument(sandbox)), {
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store' },
+    })
+  } catch (error) {
+    return failedAnswer(sandbox, requestId, request, error)
+  }
+}

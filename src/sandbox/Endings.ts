@@ -1,0 +1,61 @@
+import type { Database } from '../data/Database.js'
+import type { CallEnding, StoredAppointment, StoredLead } from '../schemas/stored.js'
+import { laterOf } from '../world/iso.js'
+import type { Clock } from './Clock.js'
+import type { Records, WriteQueue } from './WriteQueue.js'
+
+/**
+ * Live calls ending as the clock reaches them. A live call is told with its
+ * ending (see `CallEnding`); once the clock passes its end, the call takes
+ * its final fields and full conversation, the caller's contact is updated,
+ * and the lead or appointment it brings appears at its own `created_at`.
+ *
+ * @example
+ * const endings = new Endings(queue, clock)
+ * clock.advance(10 * 60_000)
+ * await endings.settle()
+ */
+export class Endings {
+  constructor(
+    private readonly queue: WriteQueue,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Applies what is due at `at` (epoch ms; default the clock's now), as a write that takes no number; nothing due, no write. */
+  async settle(at?: number): Promise<void> {
+    if (dueEndings(this.queue.records, at ?? this.clock.now()).length === 0) return
+    await this.queue.write(async ({ db }) => this.apply(db, at ?? this.clock.now()), { counted: false, changed: (applied) => applied > 0 })
+  }
+
+  /** Inside a write: applies what of the endings is due at `now`; returns how many records it wrote. */
+  async apply(db: Database, now: number): Promise<number> {
+    const due = dueEndings(db, now)
+    for (const item of due) {
+      if (item.kind !== 'calls') {
+        await db.insert(item.kind, item.record as never)
+        continue
+      }
+      const contact = db.get('contacts', db.get('calls', item.callId)!.contact_id)!
+      await db.update('calls', item.callId, item.ending.call)
+      await db.update('contacts', contact.id, { email: contact.email ?? item.ending.contact_email, updated_at: laterOf(contact.updated_at, item.ending.call.ended_at) })
+    }
+    return due.length
+  }
+}
+
+/** One thing a live call's ending brings that is due: the call's end, or its lead or appointment. */
+type DueEnding = { kind: 'calls'; callId: string; ending: CallEnding } | { kind: 'leads' | 'appointments'; record: StoredLead | StoredAppointment }
+
+/** What of the pending endings is due at `now`: live calls to end, leads and appointments to add. */
+function dueEndings(records: Records, now: number): DueEnding[] {
+  const due: DueEnding[] = []
+  for (const [callId, ending] of records.pendingEndings()) {
+    const live = records.get('calls', callId)!.ended_at === null
+    if (live && Date.parse(ending.call.ended_at) > now) continue
+    if (live) due.push({ kind: 'calls', callId, ending })
+    for (const [kind, record] of [['leads', ending.lead], ['appointments', ending.appointment]] as const) {
+      if (record && Date.parse(record.created_at) <= now && !records.get(kind, record.id)) due.push({ kind, record })
+    }
+  }
+  return due
+}

@@ -1,0 +1,87 @@
+import type { Faker } from '@faker-js/faker'
+import type { Database } from '../data/Database.js'
+import { createFaker } from '../world/random.js'
+
+/** The records as everyone but a write sees them: to read, never to change. */
+export type Records = Pick<Database, 'get' | 'page' | 'count' | 'all' | 'messages' | 'contactByPhone' | 'pendingEndings' | 'changed' | 'changes'>
+
+/** What a write is handed: the records to change, and the random stream of its own number. */
+export interface Write {
+  db: Database
+  faker: Faker
+  /** Puts another database in place of this one (a scenario seeded anew): what later writes get. */
+  replace(db: Database): void
+  /** Sets the number of writes since the seed instead of taking one: a reset starts over, a restore goes on from the saved count. */
+  setCount(count: number): void
+}
+
+export interface WriteOptions<T> {
+  /** Whether the write takes a number (default true). */
+  counted?: boolean
+  /** Whether the listeners hear of it (default: always). */
+  changed?(value: T): boolean
+}
+
+/**
+ * The only way to change a world's records. Writes run one at a time, so a
+ * check and the write it guards (a phone not yet taken, then the contact)
+ * never interleave with another. Each write draws from a random stream of
+ * its own number since the seed, so the ids it makes do not depend on how
+ * much was drawn before it: a world restored from its writes goes on where
+ * the earlier one was. A write is all or nothing: one that throws leaves no
+ * record changed and takes no number.
+ *
+ * @example
+ * const queue = new WriteQueue(seed, db, db.load(world), notify)
+ * await queue.write(async ({ db, faker }) => db.insert('contacts', contactOf(faker)))
+ */
+export class WriteQueue {
+  #db: Database
+  /** Writes since the seed; the next write draws from stream `write <count + 1>`. */
+  #count = 0
+  #tail: Promise<unknown>
+
+  /**
+   * @param ready Resolves once `db` holds the seeded world: the first write waits for it.
+   * @param notify Called after each write that changed something.
+   */
+  constructor(
+    private readonly seed: number,
+    db: Database,
+    ready: Promise<void>,
+    private readonly notify: () => void,
+  ) {
+    this.#db = db
+    this.#tail = ready
+  }
+
+  /** The records, to read. */
+  get records(): Records {
+    return this.#db
+  }
+
+  /** How many writes there were since the seed (or since what a reset or a restore set). */
+  get count(): number {
+    return this.#count
+  }
+
+  /**
+   * Queues a write; resolves with what it returns, or rejects with what it
+   * threw once every record it wrote is back as it was.
+   */
+  write<T>(write: (context: Write) => Promise<T>, { counted = true, changed = () => true }: WriteOptions<T> = {}): Promise<T> {
+    const result = this.#tail.then(async () => {
+      const faker = createFaker(this.seed, `write ${this.#count + 1}`)
+      let db = this.#db
+      let count = counted ? this.#count + 1 : this.#count
+      const value = await db.transaction(() => write({ db, faker, replace: (next) => void (db = next), setCount: (next) => void (count = next) }))
+      // Only a write that went through takes effect.
+      this.#db = db
+      this.#count = count
+      if (changed(value)) this.notify()
+      return value
+    })
+    this.#tail = result.catch(() => undefined)
+    return result
+  }
+}
