@@ -514,6 +514,13 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(usage.endpoints).toEqual([{ method: 'GET', path: '/v1/calls', requests: 20, statuses: { 400: 20 }, parameters: ['limit'] }])
     })
 
+    it("lists no inherited name as a parameter: toString, constructor and __proto__ are unknown parameters of /v1/calls", async () => {
+      await api.request('/v1/calls?toString=1&constructor=2')
+      await api.request('/v1/calls?__proto__=3&hasOwnProperty=4')
+      const [usage] = await get('/_sandbox/usage')
+      expect(usage.endpoints).toEqual([{ method: 'GET', path: '/v1/calls', requests: 2, statuses: { 400: 2 }, parameters: [] }])
+    })
+
     it('shows per key its endpoints, parameters and statuses, what it never touched, and the scopes it needed', async () => {
       const phone = encodeURIComponent('+16175550123')
       await api.request('/v1/calls?limit=5&status=completed', { key: 'sk_sandbox_readonly' })

@@ -1,5 +1,5 @@
 import { getResponse } from 'msw'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ApiError, createSandbox, type Sandbox } from '../src/index.js'
 import { defaultOrganizations } from '../src/world/fixtures.js'
 import { addedEndings, endingOf } from './support/endings.js'
@@ -247,6 +247,36 @@ describe('factories, checked', () => {
     const sandbox = createSandbox({ now: NOW, calls: 20 })
     expect(() => sandbox.clock.set(Date.parse('2026-12-24 8am'))).toThrow(/epoch milliseconds/)
     expect(sandbox.clock.iso()).toBe(NOW)
+  })
+
+  it('keeps a key with the organization of the world it is in, after a scenario swap', async () => {
+    const sandbox = createSandbox({ now: NOW })
+    await sandbox.reset({ scenario: 'busy' })
+    expect(sandbox.apiKey('sk_sandbox_all')!.organization).toBe(sandbox.organizations[0])
+    expect(sandbox.apiKey('sk_sandbox_all')!.organization.calls).toBe(5_000)
+    expect(sandbox.apiKeys.map(({ organization }) => organization)).toEqual(sandbox.apiKeys.map(({ organization }) => sandbox.organization(organization.organization_id)))
+  })
+
+  it('looks the key of a request up once', async () => {
+    const sandbox = createSandbox({ now: NOW, calls: 20 })
+    const lookups = vi.spyOn(sandbox, 'apiKey')
+    const response = await getResponse(sandbox.handlers, new Request('https://x.example/v1/me', { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+    expect(response?.status).toBe(200)
+    expect(lookups).toHaveBeenCalledTimes(1)
+  })
+
+  it('leaves nothing of a restore that does not fit: a write is all or nothing', async () => {
+    const donor = createSandbox({ now: NOW, calls: 20 })
+    await donor.addContact({ phone: '+14155550100' })
+    const { inserted } = donor.changes()
+    const misfit = { writes: 2, inserted, changed: [{ kind: 'contacts' as const, record: { ...inserted[0]!.record, id: '00000000-0000-4000-8000-000000000000' } as never }] }
+    const sandbox = createSandbox({ now: NOW, calls: 20 })
+    await expect(sandbox.restore(misfit)).rejects.toThrow(/not in this world/)
+    expect(sandbox.db.changed).toBe(false)
+    expect(sandbox.db.contactByPhone(sandbox.organization().organization_id, '+14155550100')).toBeUndefined()
+    expect(sandbox.changes()).toEqual({ writes: 0, inserted: [], changed: [] })
+    // The same contact can be made afterwards, with the id of the first write.
+    expect((await sandbox.addContact({ phone: '+14155550100' })).id).toBe(inserted[0]!.record.id)
   })
 
   it('gives a failed write no number: the ids after it are those an unbroken run makes', async () => {

@@ -190,14 +190,21 @@ describe('the standalone server', () => {
     }
 
     it.each([
-      ['TRACE', '/v1/calls', 405, 'method_not_allowed'],
-      ['CONNECT', '/v1/me', 405, 'method_not_allowed'],
-      ['TRACE', '/v1/nope', 404, 'not_found'],
-    ])('answers %s %s with %i %s', async (method, path, status, code) => {
+      ['TRACE', '/v1/calls', 405, 'method_not_allowed', 'GET'],
+      ['CONNECT', '/v1/me', 405, 'method_not_allowed', 'GET'],
+      ['TRACE', '/v1/nope', 404, 'not_found', undefined],
+      ['TRACE', '/_sandbox/reset', 405, 'method_not_allowed', 'POST'],
+      ['TRACE', '/_sandbox/clock', 405, 'method_not_allowed', 'GET, POST'],
+      ['TRACE', '/_sandbox/nope', 404, 'not_found', undefined],
+      ['TRACE', '/openapi.json', 405, 'method_not_allowed', 'GET'],
+    ])('answers %s %s with %i %s, as its plane answers another method', async (method, path, status, code, allow) => {
       const answer = await raw(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`)
       expect(answer.status).toBe(status)
-      expect(ErrorEnvelope.strict().parse(answer.body).error.code).toBe(code)
-      if (status === 405) expect(answer.headers).toContain('allow: get')
+      const { error } = ErrorEnvelope.strict().parse(answer.body)
+      expect(error.code).toBe(code)
+      if (allow) expect(answer.headers).toContain(`allow: ${allow.toLowerCase()}`)
+      // A 404 lists the endpoints of the plane the path is under: a control path, the control plane's.
+      if (status === 404) expect(error.message).toContain(path.startsWith('/_sandbox') ? 'POST /_sandbox/reset' : 'GET /v1/calls')
     })
 
     it('answers a request that is not valid HTTP with a JSON 400', async () => {

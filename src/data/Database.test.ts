@@ -408,6 +408,34 @@ describe('Database', () => {
       expect(snapshot(db, [], [])).toEqual(loaded)
     })
 
+    it('undoes a transaction that throws: every page, get, lookup and the changes as before it, then rolls back to the load', async () => {
+      const db = await loadedDatabase()
+      const loaded = snapshot(db, NEW_IDS, NEW_PHONES)
+      const lead = WORLD.leads.find((lead) => lead.organization_id === ORG_1.organization_id && lead.status === 'new')!
+      // A write that went through before, touching a record the failed one changes again.
+      await db.transaction(() => db.update('leads', lead.id, { status: 'qualified' }))
+      const before = snapshot(db, NEW_IDS, NEW_PHONES)
+      const changesBefore = db.changes()
+      await expect(
+        db.transaction(async () => {
+          await writeAMix(db)
+          throw new Error('the last record did not fit')
+        }),
+      ).rejects.toThrow('the last record did not fit')
+      expect(snapshot(db, NEW_IDS, NEW_PHONES)).toEqual(before)
+      expect(db.changes()).toEqual(changesBefore)
+      // What it undid can be written again, and a rollback still reaches the load.
+      await db.transaction(() => writeAMix(db))
+      await db.rollback()
+      expect(snapshot(db, NEW_IDS, NEW_PHONES)).toEqual(loaded)
+    })
+
+    it('refuses a transaction inside a transaction', async () => {
+      const db = await loadedDatabase()
+      await expect(db.transaction(() => db.transaction(async () => undefined))).rejects.toThrow(/do not nest/)
+      await expect(db.transaction(async () => 'next')).resolves.toBe('next')
+    })
+
     it('load forgets the writes before it: a rollback then keeps the new load', async () => {
       const db = await loadedDatabase()
       await writeAMix(db)
