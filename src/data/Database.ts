@@ -1,8 +1,6 @@
 import { Collection } from '@msw/data'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import { LIST_FILTERS, type Message } from '../schemas/index.js'
-import { messagesOf } from '../world/conversation.js'
-import { KeysetIndex, positionOf, type KeysetPosition } from './KeysetIndex.js'
+import type { Message } from '../schemas/index.js'
 import {
   KINDS,
   storedSchemas,
@@ -15,6 +13,10 @@ import {
   type StoredRecords,
   type WorldRecords,
 } from '../schemas/stored.js'
+import { messagesOf } from '../world/conversation.js'
+import { ListIndexes, type Page, type PageQuery } from './ListIndexes.js'
+
+export type { Filters, Page, PageQuery } from './ListIndexes.js'
 
 /**
  * @note Typed at this class's boundary: inside, a record is any kind's, and
@@ -24,40 +26,12 @@ type AnyCollection = Collection<StandardSchemaV1<any>>
 type AnyRecord = StoredRecords[Kind]
 
 /**
- * Fields a list can be filtered on (`LIST_FILTERS`). Each value has a keyset
- * index of its own, so that a page of a rare status or one phone's calls is
- * as quick as an unfiltered page.
- */
-const FILTERABLE = Object.fromEntries(
-  KINDS.map((kind) => [kind, Object.values(LIST_FILTERS[kind]).map(({ field }) => field)]),
-) as { [K in Kind]: Array<FilterField<K>> }
-
-type FilterField<K extends Kind> = (typeof LIST_FILTERS)[K][keyof (typeof LIST_FILTERS)[K]] extends { field: infer F } ? F & string : never
-
-export type Filters<K extends Kind> = Partial<Record<FilterField<K>, string>>
-
-export interface PageQuery<K extends Kind> {
-  /** Start strictly after this position (the cursor). */
-  after?: KeysetPosition
-  /** Keep records whose `created_at` is strictly after this instant. */
-  sinceMs?: number
-  limit: number
-  /** Keep records whose fields equal these values. */
-  equals?: Filters<K>
-}
-
-export interface Page<T> {
-  records: T[]
-  hasMore: boolean
-}
-
-/**
  * The sandbox's records: `@msw/data` collections, plus the indexes a list
- * endpoint needs (by id, by organization in list order and by each filter
- * value, contacts by phone). Every write goes through here, so the indexes
- * never drift, and every write since the last `load` is journaled, so
- * `rollback` undoes just those. Records handed out are the stored ones:
- * read them, change them only through `update`.
+ * endpoint needs (by id, contacts by phone, and the `ListIndexes` in list
+ * order). Every write goes through here, so the indexes never drift; every
+ * write since the last `load` is journaled, so `rollback` undoes just
+ * those; and a `transaction` that throws is undone. Records handed out are
+ * the stored ones: read them, change them only through `update`.
  *
  * @example
  * const db = new Database()
@@ -67,7 +41,7 @@ export interface Page<T> {
 export class Database {
   #collections = createCollections()
   #byId = byKind(() => new Map<string, any>())
-  #lists = new Map<string, KeysetIndex>()
+  #lists = new ListIndexes()
   #contactsByPhone = new Map<string, string>()
   #messageTimes = new Map<string, number[]>()
   /** How each live call ends (see `CallEnding`); kept beside the call, like its message times, and never changed. */
@@ -85,32 +59,22 @@ export class Database {
   async load(world: WorldRecords): Promise<void> {
     this.#collections = createCollections()
     this.#byId = byKind(() => new Map())
-    this.#lists = new Map()
     this.#contactsByPhone = new Map()
     this.#messageTimes = new Map()
     this.#endings = new Map()
     this.#pendingEndings = new Set()
     this.#inserted = []
     this.#originals = new Map()
-    const positions = new Map<string, KeysetPosition[]>()
+    const loaded: Array<[Kind, AnyRecord]> = []
     for (const kind of KINDS) {
       const collection = this.#collections[kind]
       const stored = await Promise.all(world[kind].map((record) => collection.create(this.#setAside(kind, record))))
       for (const record of stored) {
         this.#remember(kind, record)
-        const position = positionOf(record)
-        for (const key of indexKeys(kind, record)) {
-          let list = positions.get(key)
-          if (!list) positions.set(key, (list = []))
-          list.push(position)
-        }
+        loaded.push([kind, record])
       }
     }
-    for (const [key, list] of positions) {
-      const index = new KeysetIndex()
-      index.load(list)
-      this.#lists.set(key, index)
-    }
+    this.#lists = ListIndexes.of(loaded)
   }
 
   /** Whether anything was written since the last load. */
@@ -301,31 +265,13 @@ export class Database {
 
   /** One page of an organization's records, newest first. */
   page<K extends Kind>(kind: K, organizationId: string, query: PageQuery<K>): Page<StoredRecords[K]> {
-    const equals = Object.entries(query.equals ?? {}).filter(([, value]) => value !== undefined) as Array<[string, string]>
-    // Walk the smallest index that can answer; check the other filters per record.
-    const candidates = [listKey(kind, organizationId), ...equals.map(([field, value]) => listKey(kind, organizationId, field, value))]
-    const lists = candidates.map((key) => this.#lists.get(key))
-    if (lists.some((list) => list === undefined)) return { records: [], hasMore: false }
-    const smallest = (lists as KeysetIndex[]).reduce((a, b) => (b.size < a.size ? b : a))
-    const records: StoredRecords[K][] = []
-    let hasMore = false
-    smallest.scan(query, (id) => {
-      const record = this.get(kind, id)!
-      if (!equals.every(([field, value]) => (record as Record<string, unknown>)[field] === value)) return true
-      if (records.length === query.limit) {
-        hasMore = true
-        return false
-      }
-      records.push(record)
-      return true
-    })
-    return { records, hasMore }
+    return this.#lists.page(kind, organizationId, query, (id) => this.get(kind, id)!)
   }
 
   /** How many records of `kind` an organization has (or all organizations). */
   count(kind: Kind, organizationId?: string): number {
     if (organizationId === undefined) return this.#byId[kind].size
-    return this.#lists.get(listKey(kind, organizationId))?.size ?? 0
+    return this.#lists.size(kind, organizationId)
   }
 
   /** Every record of `kind`, in no particular order. */
@@ -346,14 +292,14 @@ export class Database {
 
   /** Takes a record's current version out of the indexes that depend on its fields. */
   #forget(kind: Kind, record: AnyRecord): void {
-    this.#unindex(kind, record)
+    this.#lists.remove(kind, record)
     if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
   }
 
   /** Puts a record's new version in every index. */
   #file(kind: Kind, record: AnyRecord): void {
     this.#remember(kind, record)
-    this.#index(kind, record)
+    this.#lists.add(kind, record)
   }
 
   /** A call's message times and ending are kept beside it, not in its collection. */
@@ -371,21 +317,6 @@ export class Database {
   #remember(kind: Kind, record: AnyRecord): void {
     this.#byId[kind].set(record.id, record)
     if (kind === 'contacts') this.#contactsByPhone.set(phoneKey(record as StoredContact), record.id)
-  }
-
-  /** Puts a record in its organization's list and in the list of each of its filter values. */
-  #index(kind: Kind, record: AnyRecord): void {
-    const position = positionOf(record)
-    for (const key of indexKeys(kind, record)) {
-      let index = this.#lists.get(key)
-      if (!index) this.#lists.set(key, (index = new KeysetIndex()))
-      index.insert(position)
-    }
-  }
-
-  #unindex(kind: Kind, record: AnyRecord): void {
-    const position = positionOf(record)
-    for (const key of indexKeys(kind, record)) this.#lists.get(key)?.remove(position)
   }
 }
 
@@ -407,16 +338,6 @@ function checkedBeforehand<T>(): StandardSchemaV1<T> {
 
 function byKind<V>(make: (kind: Kind) => V): Record<Kind, V> {
   return Object.fromEntries(KINDS.map((kind) => [kind, make(kind)])) as Record<Kind, V>
-}
-
-function listKey(kind: Kind, organizationId: string, field?: string, value?: string): string {
-  return field === undefined ? `${kind} ${organizationId}` : `${kind} ${organizationId} ${field}=${value}`
-}
-
-/** Every list a record belongs to: its organization's, and one per filterable field. */
-function indexKeys(kind: Kind, record: AnyRecord): string[] {
-  const fields: readonly string[] = FILTERABLE[kind]
-  return [listKey(kind, record.organization_id), ...fields.map((field) => listKey(kind, record.organization_id, field, String((record as Record<string, unknown>)[field])))]
 }
 
 function linesOf(transcript: string): number {

@@ -4,7 +4,7 @@ import { CallStatus, CreateContactRequest, E164_PATTERN, LIVE_CALL_STATUSES, par
 import { parseBody } from '../schemas/parseBody.js'
 import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../schemas/stored.js'
 import { businessTypes } from '../world/fixtures.js'
-import { laterOf } from '../world/iso.js'
+import { laterOf, MINUTE } from '../world/iso.js'
 import { uuid, weighted } from '../world/random.js'
 import { tellCall, type CallStory, type Ending } from '../world/story.js'
 import type { Clock } from './Clock.js'
@@ -35,7 +35,6 @@ export interface AddedCall {
 export type LeadOverrides = Partial<Pick<StoredLead, 'status' | 'urgency' | 'interest' | 'qualification_reason'>>
 export type AppointmentOverrides = Partial<Pick<StoredAppointment, 'status' | 'service_type'>>
 
-const MINUTE = 60_000
 
 /**
  * Records made after the seed: a contact as `POST /v1/contacts` makes it,

@@ -1,3 +1,7 @@
+export const MINUTE = 60_000
+export const HOUR = 60 * MINUTE
+export const DAY = 24 * HOUR
+
 /**
  * An instant as the API writes it: ISO 8601 UTC with milliseconds and `Z`.
  *

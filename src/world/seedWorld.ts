@@ -2,12 +2,11 @@ import type { Faker } from '@faker-js/faker'
 import type { StoredContact, WorldRecords } from '../schemas/stored.js'
 import { AppointmentStatus, LeadStatus, Urgency, type CallStatus } from '../schemas/index.js'
 import { businessTypes, type OrganizationFixture } from './fixtures.js'
-import { iso } from './iso.js'
+import { DAY, iso, MINUTE } from './iso.js'
 import { createFaker, weighted } from './random.js'
-import { apiContact, tellCall, type StoryContext } from './story.js'
+import { apiContact } from './callers.js'
+import { tellCall, type StoryContext } from './story.js'
 
-const MINUTE = 60_000
-const DAY = 24 * 60 * MINUTE
 /** The seeded history reaches this far back from `now`. */
 export const HISTORY_DAYS = 90
 
