@@ -8,6 +8,7 @@ const FLOORS = [
   'world', // the seed: fixtures, the story of a call, the seeded world
   'data', // Database: collections, indexes, the journal of writes
   'sandbox', // one world and its services: writes, keys, faults, endings, live mode, factories
+  'sessions', // the registry of named worlds: made on first use, put away and brought back
   'http', // the API pipeline and its endpoints, and what every answer shares
   'control', // the control plane /_sandbox/
   'openapi', // the OpenAPI document

@@ -4,7 +4,8 @@
  * `call-sandbox/server` for the adapters.
  */
 export { Sandbox, type AddCallInput, type AddedCall, type ApiKey, type SandboxChanges } from './sandbox/Sandbox.js'
-export { createSandbox, type SandboxWithHandlers } from './handlers/createSandbox.js'
+export { createSandbox, type CreateSandboxOptions, type SandboxWithHandlers } from './handlers/createSandbox.js'
+export { Sessions, DEFAULT_SESSION, DEFAULT_MAX_SESSIONS, type StoredSession } from './sessions/Sessions.js'
 export { createHandlers } from './handlers/createHandlers.js'
 export type { SandboxOptions } from './sandbox/options.js'
 export { Clock } from './sandbox/Clock.js'

@@ -1,6 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { controlRoutes } from '../src/control/controlRoutes.js'
+import { sessionRoutes } from '../src/control/answerSessions.js'
 import { FORCEABLE_STATUSES } from '../src/http/prefer.js'
 import { routes } from '../src/http/routes.js'
 import { createSandbox, type Sandbox } from '../src/index.js'
@@ -127,9 +128,9 @@ for (const { setup, adminToken } of SETUPS) {
       expect(document.paths['/openapi.json'].get).toMatchObject({ tags: ['Sandbox control'], security: [] })
     })
 
-    it('has no operation but those of the routes, the control plane and /openapi.json', () => {
+    it('has no operation but those of the routes, the control plane, the sessions and /openapi.json', () => {
       const operations = Object.entries(document.paths as Json).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
-      const expected = [...routes, ...controlRoutes].map(({ method, path }) => `${method} ${templateOf(path)}`)
+      const expected = [...routes, ...controlRoutes, ...sessionRoutes].map(({ method, path }) => `${method} ${templateOf(path)}`)
       expect(operations.sort()).toEqual([...expected, 'GET /openapi.json'].sort())
     })
 
@@ -160,9 +161,21 @@ for (const { transport, connect } of named) {
           expect(answer.body).toEqual(JSON.parse(JSON.stringify(openApiDocument(api.sandbox))))
         })
 
-        it("names this sandbox as its server: its origin in process, '/' for the standalone server", async () => {
+        it("names this sandbox as its server (its origin in process, '/' for the standalone server), and any session's root with a variable", async () => {
           const { body } = await api.request('/openapi.json', { key: null })
-          expect(body.servers).toEqual([{ url: api.name === 'in-process' ? 'https://api.call-sandbox.test' : '/', description: 'This sandbox' }])
+          const base = api.name === 'in-process' ? 'https://api.call-sandbox.test' : ''
+          expect(body.servers).toEqual([
+            { url: base || '/', description: 'This sandbox: the default session' },
+            { url: `${base}/sessions/{session}`, description: expect.stringContaining('session'), variables: { session: expect.objectContaining({ default: 'my-session' }) } },
+          ])
+        })
+
+        it("names a session's own root as the server of the session's document", async () => {
+          const { status, body } = await api.request('/sessions/ci-1/openapi.json', { key: null })
+          expect(status).toBe(200)
+          const base = api.name === 'in-process' ? 'https://api.call-sandbox.test' : ''
+          expect(body.servers).toEqual([{ url: `${base}/sessions/ci-1`, description: 'The session ci-1' }])
+          expect(body.paths).toEqual((await api.request('/openapi.json', { key: null })).body.paths)
         })
 
         it('answers another method with 405 in the error envelope', async () => {

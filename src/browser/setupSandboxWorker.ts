@@ -1,6 +1,5 @@
 import { setupWorker, type SetupWorker } from 'msw/browser'
-import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
-import type { SandboxOptions } from '../sandbox/options.js'
+import { createSandbox, type CreateSandboxOptions, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 
 /**
  * A sandbox wired into MSW's `setupWorker`, for a frontend dev server: the
@@ -12,7 +11,7 @@ import type { SandboxOptions } from '../sandbox/options.js'
  * const { worker } = setupSandboxWorker({ seed: 1, now: '2026-11-20T12:00:00Z' })
  * await worker.start({ onUnhandledRequest: 'bypass' })
  */
-export function setupSandboxWorker(options?: SandboxOptions): { worker: SetupWorker; sandbox: SandboxWithHandlers } {
+export function setupSandboxWorker(options?: CreateSandboxOptions): { worker: SetupWorker; sandbox: SandboxWithHandlers } {
   const sandbox = createSandbox(options)
   return { worker: setupWorker(...sandbox.handlers), sandbox }
 }

@@ -37,7 +37,8 @@ export async function answerControl(sandbox: Sandbox, request: Request, path: st
   }
 }
 
-function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
+/** The admin token's check, when the sandbox has one: 401 without it. */
+export function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
   const { adminToken } = sandbox.options
   if (adminToken === undefined) return
   const token = bearerToken(authorization)

@@ -1,20 +1,24 @@
 import { answerControl } from '../control/answerControl.js'
+import { answerSessions, isSessionsPath, SESSION_PREFIX, sessionRoutes } from '../control/answerSessions.js'
 import { controlRoutes } from '../control/controlRoutes.js'
 import { isControlPath } from '../control/paths.js'
 import { matchRoute, type Matchable } from '../http/matchRoute.js'
 import { answerApi, isApiPath } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
-import { errorResponse, toApiError } from '../http/respond.js'
+import { errorResponse, failedAnswer, toApiError } from '../http/respond.js'
 import { routes } from '../http/routes.js'
 import { answerDocument, DOCUMENT_ROUTE } from '../openapi/answerDocument.js'
 import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { ApiError } from '../schemas/ApiError.js'
+import { Sessions } from '../sessions/Sessions.js'
 
 /** One part of what the sandbox answers: the paths it owns, its routes, and how it answers. */
 interface Plane {
   owns(path: string): boolean
   routes: readonly Matchable[]
-  answer(sandbox: Sandbox, request: Request, path: string, url: URL): Promise<Response>
+  /** `root` is the session's root path (`/sessions/{name}`), or '' for the bare root. */
+  answer(sandbox: Sandbox, request: Request, path: string, url: URL, root: string): Promise<Response>
 }
 
 /** What the sandbox answers below its base URL: the API, its control plane, and the OpenAPI document. */
@@ -25,45 +29,65 @@ const PLANES: readonly Plane[] = [
 ]
 
 /**
- * Answers one request to the sandbox: a path below its base URL goes to
- * the plane that owns it (the API under `/v1/`, the control plane under
- * `/_sandbox/`, the document at `/openapi.json`). Any other request gets
- * `undefined`, so that MSW lets it pass.
+ * Answers one request to the sandbox. Below its base URL:
+ *
+ * `/sessions/{name}/…` → that session's world (with `sessions`), the rest of
+ * the path as below → `/_sandbox/sessions…` → the sessions themselves (with
+ * `sessions`) → the plane that owns the path: the API under `/v1/`, the
+ * control plane under `/_sandbox/`, the document at `/openapi.json`.
+ *
+ * Any other request gets `undefined`, so that MSW lets it pass.
  *
  * @example
  * const response = await answer(sandbox, new Request('https://api.example.com/v1/me', {
  *   headers: { Authorization: 'Bearer sk_sandbox_all' },
  * }))
  */
-export async function answer(sandbox: Sandbox, request: Request): Promise<Response | undefined> {
+export async function answer(sandbox: Sandbox, request: Request, sessions?: Sessions): Promise<Response | undefined> {
   const url = new URL(request.url)
   const path = pathBelowBase(sandbox, url)
-  const plane = path === undefined ? undefined : planeOf(path)
-  return plane?.answer(sandbox, request, path!, url)
+  if (path === undefined) return undefined
+
+  // A session's root: its name, then a path of its own planes. A bad name or an unknown path makes no session.
+  if (sessions && isSessionPath(path)) {
+    const { name, rest } = splitSessionPath(path)
+    if (!Sessions.isName(name)) return refuse(sandbox, request, badSessionName(name))
+    const plane = planeOf(rest)
+    if (!plane) return refuse(sandbox, request, new ApiError('not_found', `No endpoint at ${path}. A session's API is under ${SESSION_PREFIX}/${name}/v1/, its controls under ${SESSION_PREFIX}/${name}/_sandbox/.`))
+    const root = `${SESSION_PREFIX}/${name}`
+    const answered = await sessions.use(name, (world) => plane.answer(world, request, rest, url, root))
+    return underRoot(answered, root)
+  }
+
+  // The sessions themselves, at the root only.
+  if (sessions && isSessionsPath(path)) return answerSessions(sessions, request, path, url)
+
+  return planeOf(path)?.answer(sandbox, request, path, url, '')
 }
 
 /**
  * The request's path below the sandbox's base URL, when the sandbox answers
- * it (the API, `/_sandbox/`, `/openapi.json`); still percent-encoded. The
- * MSW handler matches with it.
+ * it (the API, `/_sandbox/`, `/openapi.json`, and with `sessions` every
+ * path under `/sessions/`); still percent-encoded. The MSW handler matches
+ * with it.
  *
  * @example
  * sandboxPath(sandbox, new URL('https://api.example.com/v1/calls')) // '/v1/calls'
  */
-export function sandboxPath(sandbox: Sandbox, url: URL): string | undefined {
+export function sandboxPath(sandbox: Sandbox, url: URL, sessions?: Sessions): string | undefined {
   const path = pathBelowBase(sandbox, url)
-  return path !== undefined && planeOf(path) ? path : undefined
+  return path !== undefined && isSandboxPath(path, sessions !== undefined) ? path : undefined
 }
 
 /**
  * Whether the sandbox answers a path (below its base URL): the API, the
- * control plane, the OpenAPI document.
+ * control plane, the OpenAPI document, and (`withSessions`) every path of a session.
  *
  * @example
  * isSandboxPath('/_sandbox/reset') // true
  */
-export function isSandboxPath(path: string): boolean {
-  return planeOf(path) !== undefined
+export function isSandboxPath(path: string, withSessions = false): boolean {
+  return planeOf(path) !== undefined || (withSessions && isSessionPath(path))
 }
 
 /**
@@ -72,13 +96,42 @@ export function isSandboxPath(path: string): boolean {
  * its plane would answer another method it does not take; else 404.
  */
 export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Response {
+  const own = isSessionPath(path) ? splitSessionPath(path).rest : path
   try {
-    matchRoute(planeOf(path)?.routes ?? routes, method, path)
+    if (isSessionPath(path) && !Sessions.isName(splitSessionPath(path).name)) throw badSessionName(splitSessionPath(path).name)
+    matchRoute(isSessionsPath(own) ? sessionRoutes : (planeOf(own)?.routes ?? routes), method, own)
   } catch (error) {
     return errorResponse(sandbox, newRequestId(), toApiError(error))
   }
   // No route takes these methods, so the route check always throws above.
   throw new Error(`A route takes ${method}, which fetch cannot carry.`)
+}
+
+function isSessionPath(path: string): boolean {
+  return path === SESSION_PREFIX || path.startsWith(`${SESSION_PREFIX}/`)
+}
+
+/** `/sessions/ci-1/v1/me` → `ci-1` and `/v1/me`; the name still percent-encoded, as sent. */
+function splitSessionPath(path: string): { name: string; rest: string } {
+  const after = path.slice(SESSION_PREFIX.length + 1)
+  const slash = after.indexOf('/')
+  return slash === -1 ? { name: after, rest: '' } : { name: after.slice(0, slash), rest: after.slice(slash) }
+}
+
+function badSessionName(name: string): ApiError {
+  return new ApiError('invalid_parameter', `A session name is 1 to 64 letters, digits, dots, underscores or hyphens; got "${name}".`, { param: 'session' })
+}
+
+/** An error answered before any world is chosen: the default world's clock dates it. */
+async function refuse(sandbox: Sandbox, request: Request, error: ApiError): Promise<Response> {
+  return failedAnswer(sandbox, newRequestId(), request, error)
+}
+
+/** A session's answer, with a `Location` under the session's root, where the record is read. */
+function underRoot(response: Response, root: string): Response {
+  const location = response.headers.get('location')
+  if (location?.startsWith('/')) response.headers.set('Location', root + location)
+  return response
 }
 
 function planeOf(path: string): Plane | undefined {

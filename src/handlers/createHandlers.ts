@@ -1,10 +1,12 @@
 import { http, type RequestHandler } from 'msw'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import type { Sessions } from '../sessions/Sessions.js'
 import { answer, sandboxPath } from './answer.js'
 
 /**
  * The sandbox's MSW handlers: one handler for every request to the sandbox
- * (`/v1/`, `/_sandbox/`, `/openapi.json`), which routes inside `answer`.
+ * (`/v1/`, `/_sandbox/`, `/openapi.json`, and with `sessions` the roots
+ * under `/sessions/`), which routes inside `answer`.
  *
  * @note One handler, not one per endpoint: MSW tries handlers in turn and
  * each one that does not match costs about 10 µs a request; the pipeline
@@ -15,11 +17,11 @@ import { answer, sandboxPath } from './answer.js'
  * @example
  * const server = setupServer(...createHandlers(new Sandbox({ seed: 1 })))
  */
-export function createHandlers(sandbox: Sandbox): RequestHandler[] {
+export function createHandlers(sandbox: Sandbox, sessions?: Sessions): RequestHandler[] {
   return [
     http.all(
-      ({ request }) => sandboxPath(sandbox, new URL(request.url)) !== undefined,
-      ({ request }) => answer(sandbox, request),
+      ({ request }) => sandboxPath(sandbox, new URL(request.url), sessions) !== undefined,
+      ({ request }) => answer(sandbox, request, sessions),
     ),
   ]
 }

@@ -1,23 +1,33 @@
 import type { RequestHandler } from 'msw'
-import { Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
+import { Sandbox } from '../sandbox/Sandbox.js'
+import { Sessions } from '../sessions/Sessions.js'
 import { createHandlers } from './createHandlers.js'
 
-/** A sandbox and the MSW handlers that answer the API over it: what `createSandbox` makes. */
+/** What `createSandbox` takes: a world's options, and how many sessions' worlds stay in memory. */
+export interface CreateSandboxOptions extends SandboxOptions {
+  /** Sessions (`/sessions/{name}/…`) whose worlds stay in memory; the least recently used idle one is put away past it. Default 200. */
+  maxSessions?: number
+}
+
+/** A sandbox, its sessions, and the MSW handlers that answer over them: what `createSandbox` makes. */
 export type SandboxWithHandlers = Sandbox & {
   /** The MSW request handlers: give them to `setupServer`, `setupWorker` or the HTTP middleware. */
   readonly handlers: RequestHandler[]
+  /** The named sessions beside this, the default one: each a world of its own at `/sessions/{name}/`. */
+  readonly sessions: Sessions
 }
 
 /**
  * Creates a sandbox from options (see {@link SandboxOptions}), with the MSW
- * handlers that answer over it.
+ * handlers that answer over it and over its sessions.
  *
  * @example
  * const sandbox = createSandbox({ seed: 7, now: '2026-11-20T12:00:00Z', calls: 2_000 })
  * const server = setupServer(...sandbox.handlers)
  */
-export function createSandbox(options?: SandboxOptions): SandboxWithHandlers {
+export function createSandbox({ maxSessions, ...options }: CreateSandboxOptions = {}): SandboxWithHandlers {
   const sandbox = new Sandbox(options)
-  return Object.assign(sandbox, { handlers: createHandlers(sandbox) })
+  const sessions = new Sessions(sandbox, options, maxSessions)
+  return Object.assign(sandbox, { sessions, handlers: createHandlers(sandbox, sessions) })
 }

@@ -1,6 +1,5 @@
 import { setupServer, type SetupServer } from 'msw/node'
-import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
-import type { SandboxOptions } from '../sandbox/options.js'
+import { createSandbox, type CreateSandboxOptions, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 
 export * from '../index.js'
 
@@ -15,7 +14,7 @@ export * from '../index.js'
  * beforeEach(() => sandbox.reset())
  * afterAll(() => server.close())
  */
-export function setupSandboxServer(options?: SandboxOptions): { server: SetupServer; sandbox: SandboxWithHandlers } {
+export function setupSandboxServer(options?: CreateSandboxOptions): { server: SetupServer; sandbox: SandboxWithHandlers } {
   const sandbox = createSandbox(options)
   return { server: setupServer(...sandbox.handlers), sandbox }
 }

@@ -8,18 +8,20 @@ import { DOCUMENT_PATH, openApiDocument } from './openApiDocument.js'
 export const DOCUMENT_ROUTE = { method: 'GET', path: DOCUMENT_PATH } as const
 
 /**
- * Answers `GET /openapi.json` with the OpenAPI document; another method is
- * a 405 with `Allow: GET`. No API key, no admin token.
+ * Answers `GET /openapi.json` with the OpenAPI document (its servers: the
+ * session's root, `root`, or the bare root's); another method is a 405
+ * with `Allow: GET`. No API key, no admin token.
  *
  * @example
- * await answerDocument(sandbox, new Request('http://127.0.0.1:4010/openapi.json'))
+ * await answerDocument(sandbox, request, '/openapi.json', new URL(request.url), '/sessions/ci-1')
  */
-export async function answerDocument(sandbox: Sandbox, request: Request): Promise<Response> {
+export async function answerDocument(sandbox: Sandbox, request: Request, _path: string, _url: URL, root: string): Promise<Response> {
   const requestId = newRequestId()
   try {
     await sandbox.ready
     matchRoute([DOCUMENT_ROUTE], request.method, DOCUMENT_PATH)
-    return new Response(JSON.stringify(openApiDocument(sandbox)), {
+    const session = root === '' ? undefined : root.slice(root.lastIndexOf('/') + 1)
+    return new Response(JSON.stringify(openApiDocument(sandbox, { session })), {
       headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store' },
     })
   } catch (error) {

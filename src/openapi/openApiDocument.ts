@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ControlRoute } from '../control/ControlRoute.js'
+import { sessionRoutes, SESSION_PREFIX, type SessionRoute } from '../control/answerSessions.js'
 import { controlRoutes } from '../control/controlRoutes.js'
 import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
 import type { Route } from '../http/Route.js'
@@ -24,7 +25,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The key lacks the scope of the endpoint.',
   404: 'No such path, or no record of that id in the key\'s organization.',
   405: 'The path does not take this method; `Allow` lists those it does.',
-  409: 'A contact with this phone already exists; `details.contact_id` names it.',
+  409: 'A contact with this phone already exists (`contact_exists`; `details.contact_id` names it), or a session of that name (`session_exists`).',
   413: 'The body is over 64 KiB.',
   415: 'The body is not sent as JSON.',
   422: 'Body fields are wrong; `details` lists every bad field.',
@@ -38,27 +39,44 @@ const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
 /** Where the document is served, below the sandbox's base URL. */
 export const DOCUMENT_PATH = '/openapi.json'
 
-
-const documents = new WeakMap<Sandbox, object>()
+/** Documents by what they say of a sandbox (its keys, whether it has an admin token): every session of a server shares one. */
+const documents = new Map<string, Record<string, unknown>>()
 
 /**
  * The OpenAPI 3.1 document of the API and the control plane, with the
- * sandbox's keys in its description; served at `/openapi.json`.
+ * sandbox's keys in its description; served at `/openapi.json`. Its
+ * `servers` are the bare root and the root of any session (a server
+ * variable), or, with `session`, that session's root alone.
  *
  * @example
  * const document = openApiDocument(sandbox)
  * document.paths['/v1/calls'].get.security // [{ bearerAuth: ['calls:read'] }]
+ * openApiDocument(world, { session: 'ci-1' }).servers // [{ url: '/sessions/ci-1', … }]
  */
-export function openApiDocument(sandbox: Sandbox): object {
-  let document = documents.get(sandbox)
+export function openApiDocument(sandbox: Sandbox, { session }: { session?: string } = {}): object {
+  const description = describeKeys(sandbox)
+  const id = JSON.stringify([sandbox.options.adminToken !== undefined, description])
+  let document = documents.get(id)
   if (!document) {
-    document = build(sandbox)
-    documents.set(sandbox, document)
+    document = build(sandbox, description)
+    documents.set(id, document)
   }
-  return document
+  return { ...document, servers: serversOf(sandbox.options.baseUrl ?? '', session) }
 }
 
-function build(sandbox: Sandbox): object {
+function serversOf(base: string, session: string | undefined): object[] {
+  if (session !== undefined) return [{ url: `${base}${SESSION_PREFIX}/${session}`, description: `The session ${session}` }]
+  return [
+    { url: base || '/', description: 'This sandbox: the default session' },
+    {
+      url: `${base}${SESSION_PREFIX}/{session}`,
+      description: 'A session of its own: the same API over a world no other session sees',
+      variables: { session: { default: 'my-session', description: '1 to 64 letters, digits, dots, underscores or hyphens' } },
+    },
+  ]
+}
+
+function build(sandbox: Sandbox, description: string): Record<string, unknown> {
   const schemas: Record<string, unknown> = {}
   /** A zod schema as JSON Schema; named sub-schemas go to `components.schemas` and are referred to. */
   const toSchema = (schema: z.ZodType, io: 'input' | 'output') => {
@@ -88,18 +106,18 @@ function build(sandbox: Sandbox): object {
       },
     })
   }
-  for (const route of controlRoutes) {
+  for (const route of [...controlRoutes, ...sessionRoutes] as Array<ControlRoute | SessionRoute>) {
     operation(route.path, route.method, {
       operationId: operationId(route.method, route.path),
       summary: route.summary,
       description: route.description,
       tags: ['Sandbox control'],
       security: sandbox.options.adminToken === undefined ? [] : [{ adminToken: [] }],
-      parameters: parameters(route.query, 'query', toSchema),
+      parameters: [...('pathParams' in route ? parameters(route.pathParams, 'path', toSchema) : []), ...parameters(route.query, 'query', toSchema)],
       ...(route.body && { requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
       responses: {
         [successStatusOf(route)]: success(route, successStatusOf(route), toSchema, {}),
-        ...Object.fromEntries(CONTROL_ERRORS.map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
+        ...Object.fromEntries([...CONTROL_ERRORS, ...(('errors' in route && route.errors) || [])].map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
       },
     })
   }
@@ -135,9 +153,8 @@ function build(sandbox: Sandbox): object {
     info: {
       title: 'Call-handling API (call-sandbox)',
       version: '1',
-      description: describeKeys(sandbox),
+      description,
     },
-    servers: [{ url: sandbox.options.baseUrl ?? '/', description: 'This sandbox' }],
     tags: [
       { name: 'Calls' },
       { name: 'Contacts' },
@@ -171,7 +188,7 @@ function build(sandbox: Sandbox): object {
 
 type ToSchema = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown>
 
-function success(route: Route | ControlRoute, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {
+function success(route: Route | ControlRoute | SessionRoute, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {
   return {
     description: route.summary,
     headers: { ...requestIdHeader, ...(status === 201 && locationHeader), ...headers },

@@ -57,13 +57,18 @@ export class Sandbox {
   readonly #live: LiveMode
   readonly #listeners = new Set<() => void>()
 
-  constructor(options: SandboxOptions = {}) {
+  /**
+   * @param world.cursorSecret What cursors are checksummed with, instead of
+   * the seed's: cursors of one world are then `invalid_cursor` in another
+   * seeded the same (a session of its own).
+   */
+  constructor(options: SandboxOptions = {}, world: { cursorSecret?: string } = {}) {
     this.#input = options
     this.#options = resolveOptions(options)
     const { seed, now, fixedClock, organizations, journalSize } = this.#options
     const notify = () => this.#notify()
     this.clock = new Clock(fixedClock ? now : undefined, notify)
-    this.cursorSecret = `call-sandbox cursor ${seed}`
+    this.cursorSecret = world.cursorSecret ?? `call-sandbox cursor ${seed}`
     this.journal = new Journal(journalSize)
     this.#keys = new KeyRing(organizations)
     this.#faults = new Faults(this.#options)
@@ -236,6 +241,11 @@ export class Sandbox {
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
+  }
+
+  /** How many writes there were since the seed. */
+  get writeCount(): number {
+    return this.#writes.count
   }
 
   /** What the writes since the seed changed, as it stands now: what a data file keeps. */

@@ -16,6 +16,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  session_exists: 409,
 }
 
 export interface ApiErrorInit {

@@ -114,4 +114,30 @@ export const KeyUsage = z.object({
 })
 export type KeyUsage = z.infer<typeof KeyUsage>
 
+/** Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the server's. */
+export const CreateSessionRequest = z.strictObject({
+  name: z.string({ error: 'must be a string' }).regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, underscores or hyphens').optional(),
+  seed: z.int({ error: 'must be an integer' }).min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  now: z.string({ error: 'must be a string' }).datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' }).optional(),
+  scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),
+  calls: z.int({ error: 'must be an integer' }).min(0).max(100_000, 'must be at most 100000').optional(),
+})
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
+
+/** A session as `GET /_sandbox/sessions` lists it. */
+export const SessionInfo = z.object({
+  name: z.string(),
+  /** When it was made (real time). */
+  created_at: Timestamp,
+  /** When it last answered a request (real time). */
+  last_used_at: Timestamp,
+  /** Writes since its seed. */
+  writes: z.int(),
+  /** Requests it answered since the server started. */
+  requests: z.int(),
+  /** Whether its world is in memory now, or put away (it comes back as it was at its next request). */
+  in_memory: z.boolean(),
+})
+export type SessionInfo = z.infer<typeof SessionInfo>
+
 export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string(), current: z.boolean() })

@@ -33,6 +33,7 @@ export const ErrorCode = z.enum([
   'rate_limited',
   'internal_error',
   'service_unavailable',
+  'session_exists',
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 

@@ -25,6 +25,7 @@ const program = new Command()
   .option('--live [interval]', 'a caller rings every interval (default 30s; e.g. 10s, 2m)', checked(parseInterval))
   .option('--admin-token <token>', 'the token /_sandbox/ wants (Authorization: Bearer); required when --host is not loopback')
   .option('--journal-size <n>', 'requests the journal keeps (default 1000)', integer(1, 1_000_000))
+  .option('--max-sessions <n>', 'sessions (/sessions/{name}/) whose worlds stay in memory; the least recently used idle one is put away past it (default 200)', integer(1, 100_000))
   .option('-q, --quiet', 'no request log')
   .addHelpText(
     'after',
@@ -37,6 +38,8 @@ Examples:
   call-sandbox --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"
   curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/v1/calls?limit=2
   curl -X POST http://127.0.0.1:4010/_sandbox/calls        (simulate an inbound call)
+  curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/sessions/ci-1/v1/calls
+                                                           (a session of its own: any name, made on first use)
   open http://127.0.0.1:4010/docs                          (the API reference)`,
   )
 
@@ -55,6 +58,7 @@ const options = program.parse().opts<{
   live?: number
   adminToken?: string
   journalSize?: number
+  maxSessions?: number
   quiet?: boolean
 }>()
 
@@ -69,6 +73,7 @@ try {
     'API keys (Authorization: Bearer <key>):',
     ...sandbox.apiKeys.map(({ key, organization, scopes }) => `  ${key.padEnd(width)}  ${organization.organization_name}: ${scopes.join(', ')}`),
     `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" ${running.url}/v1/calls?limit=2`,
+    `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
     `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
   ]
   console.log(lines.join('\n'))

@@ -58,7 +58,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   app.use((request, response, next) => {
     // @note Only the sandbox's paths go through MSW: the middleware turns every
     // request body into a web stream, and a body nobody reads then stalls its client.
-    if (!isSandboxPath(request.path)) return next()
+    if (!isSandboxPath(request.path, true)) return next()
     if (OUTSIDE_FETCH.has(request.method)) return void send(response, methodOutsideFetch(sandbox, request.method, request.path))
     if (!hasValidHost(request)) {
       const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })

@@ -2,11 +2,10 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, r
 import { dirname } from 'node:path'
 import { z } from 'zod'
 import { KINDS } from '../schemas/stored.js'
-import type { ResolvedOptions } from '../sandbox/options.js'
-import type { Sandbox, SandboxChanges } from '../sandbox/Sandbox.js'
-import { ScenarioName } from '../schemas/index.js'
-import { iso } from '../world/iso.js'
-import { hash32 } from '../world/random.js'
+import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
+import { restoreSnapshot, snapshotOf, worldOf, type Snapshot } from '../sandbox/snapshot.js'
+import { CreateSessionRequest, ScenarioName } from '../schemas/index.js'
+import type { StoredSession } from '../sessions/Sessions.js'
 
 /**
  * `--data FILE`: what a sandbox's writes changed, kept on disk so that a
@@ -19,10 +18,8 @@ const FORMAT = 'call-sandbox data'
 
 const Changes = z.array(z.object({ kind: z.enum(KINDS as ['calls', 'contacts', 'leads', 'appointments']), record: z.looseObject({ id: z.string() }) }))
 
-const DataFileContent = z.object({
-  format: z.literal(FORMAT),
-  /** Version 1 files (no scenario, no clock offset) are read as the default scenario and an unmoved clock. */
-  version: z.union([z.literal(1), z.literal(2)]),
+/** A world as it stood (see `snapshotOf`). */
+const SnapshotContent = z.object({
   seed: z.int().nonnegative(),
   seeded_at: z.iso.datetime(),
   clock: z.enum(['fixed', 'running']),
@@ -31,6 +28,17 @@ const DataFileContent = z.object({
   /** How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running one). */
   clock_offset_ms: z.int().default(0),
   changes: z.object({ writes: z.int().nonnegative(), inserted: Changes, changed: Changes }),
+})
+
+const DataFileContent = z.object({
+  format: z.literal(FORMAT),
+  /** Version 1 files (no scenario, no clock offset) are read as the default scenario and an unmoved clock; versions 1 and 2 have no sessions. */
+  version: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+  ...SnapshotContent.shape,
+  /** The named sessions that hold more than their seed (see `Sessions.stored`). */
+  sessions: z
+    .array(z.object({ name: z.string(), created_at: z.iso.datetime(), options: CreateSessionRequest.omit({ name: true }).nullable(), snapshot: SnapshotContent.nullable() }))
+    .default([]),
 })
 export type DataFileContent = z.infer<typeof DataFileContent>
 
@@ -59,33 +67,10 @@ export function readDataFile(path: string): DataFileContent | undefined {
 }
 
 /**
- * Seed, seed instant, clock, scenario and organizations a sandbox was made
- * from; a data file fits only a sandbox made from the same.
- *
- * @example
- * worldOf(sandbox).seeded_at // '2026-11-20T12:00:00.000Z'
- */
-export function worldOf(sandbox: Sandbox): World {
-  const { options } = sandbox
-  let world = worlds.get(options)
-  if (!world) {
-    const { seed, now, fixedClock, scenario, organizations } = options
-    world = { seed, seeded_at: iso(now), clock: fixedClock ? 'fixed' : 'running', scenario, organizations: hash32(JSON.stringify(organizations)).toString(36) }
-    worlds.set(options, world)
-  }
-  return world
-}
-
-type World = Pick<DataFileContent, 'seed' | 'seeded_at' | 'clock' | 'scenario' | 'organizations'>
-
-/** @note Options change only when a reset swaps the scenario: the world is worked out once per options, not on every write that saves the file. */
-const worlds = new WeakMap<ResolvedOptions, World>()
-
-/**
  * Puts a data file's changes into a sandbox made from the file's world, or
  * says what does not fit.
  */
-export async function restoreDataFile(sandbox: Sandbox, path: string, saved: DataFileContent): Promise<void> {
+export async function restoreDataFile(sandbox: SandboxWithHandlers, path: string, saved: DataFileContent): Promise<void> {
   const world = worldOf(sandbox)
   const keep = 'The file was left as it is: start with the same options, or name another file with --data.'
   if (world.seed !== saved.seed) throw new DataFileError(`${path} belongs to seed ${saved.seed}, not ${world.seed}. ${keep}`)
@@ -93,16 +78,11 @@ export async function restoreDataFile(sandbox: Sandbox, path: string, saved: Dat
   if (world.scenario !== saved.scenario) throw new DataFileError(`${path} belongs to the scenario ${saved.scenario}, not ${world.scenario}. ${keep}`)
   if (world.organizations !== saved.organizations) throw new DataFileError(`${path} belongs to other organizations or sizes (--organizations, --calls). ${keep}`)
   try {
-    await sandbox.restore(saved.changes as SandboxChanges)
+    await restoreSnapshot(sandbox, saved as unknown as Snapshot)
+    sandbox.sessions.load(saved.sessions as StoredSession[])
   } catch (error) {
     throw new DataFileError(`${path} does not fit this world: ${(error as Error).message} ${keep}`)
   }
-  if (saved.clock_offset_ms !== 0) sandbox.clock.set(clockBase(sandbox) + saved.clock_offset_ms)
-}
-
-/** What the clock's offset is measured from: the seed instant for a fixed clock, the real time for a running one. */
-function clockBase(sandbox: Sandbox): number {
-  return sandbox.options.fixedClock ? sandbox.options.now : Date.now()
 }
 
 /**
@@ -110,14 +90,8 @@ function clockBase(sandbox: Sandbox): number {
  * it, flushed to disk, then renamed over it, so that a crash leaves the old
  * file or the new one, never half of one.
  */
-export function writeDataFile(path: string, sandbox: Sandbox): void {
-  const content: DataFileContent = {
-    format: FORMAT,
-    version: 2,
-    ...worldOf(sandbox),
-    clock_offset_ms: Math.round(sandbox.clock.now() - clockBase(sandbox)),
-    changes: sandbox.changes(),
-  }
+export function writeDataFile(path: string, sandbox: SandboxWithHandlers): void {
+  const content: DataFileContent = { format: FORMAT, version: 3, ...snapshotOf(sandbox), sessions: sandbox.sessions.stored() as DataFileContent['sessions'] }
   const temporary = `${path}.${process.pid}.tmp`
   try {
     const file = openSync(temporary, 'w')

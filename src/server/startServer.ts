@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { AddressInfo } from 'node:net'
 import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import type { SandboxOptions } from '../sandbox/options.js'
+import type { CreateSandboxOptions } from '../handlers/createSandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { methodOutsideFetch } from '../handlers/answer.js'
 import { errorResponse } from '../http/respond.js'
@@ -15,7 +15,7 @@ import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './d
 const MAX_HEADER_BYTES = 64 * 1024
 
 /** The server answers at its own origin, so a sandbox's `baseUrl` has no place here. */
-export interface ServerOptions extends Omit<SandboxOptions, 'baseUrl'>, AppOptions {
+export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, AppOptions {
   /** A data file that keeps the sandbox's writes across restarts (`--data`). */
   data?: string
   /** Default 4010; 0 picks a free port. */
@@ -59,13 +59,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     } catch (error) {
       throw new DataFileError(`cannot write the data file ${data}: ${(error as Error).message}`)
     }
-    sandbox.onChange(() => {
+    const save = () => {
       try {
         writeDataFile(data, sandbox)
       } catch (error) {
         console.error(`[call-sandbox] could not save ${data}: ${(error as Error).message}`)
       }
-    })
+    }
+    sandbox.onChange(save)
+    sandbox.sessions.onChange(save)
   }
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, createApp(sandbox, { quiet, log }))
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => void answerUnreadable(sandbox, error, socket))
@@ -91,6 +93,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       new Promise<void>((resolve, reject) => {
         closing = true
         sandbox.stop()
+        sandbox.sessions.stop()
         server.close((error) => (error ? reject(error) : resolve()))
         server.closeIdleConnections()
         // @note Requests still running get five seconds; then their connections go too.

@@ -62,6 +62,17 @@ export class DocumentValidator {
     )
   }
 
+  /** A path below the document's server that has a variable (a session's root, `/sessions/{session}`), when it is under one. */
+  pathBelowServer(path: string): string {
+    for (const { url } of (this.document.servers ?? []) as Array<{ url: string }>) {
+      if (!url.includes('{')) continue
+      const template = new URL(url, 'http://server.test').pathname.replaceAll('%7B', '{').replaceAll('%7D', '}')
+      const prefix = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}(?=/)`)
+      if (prefix.test(path)) return path.replace(prefix, '')
+    }
+    return path
+  }
+
   /**
    * What is wrong with an answer, as readable lines; empty when the document
    * allows it.
@@ -72,7 +83,7 @@ export class DocumentValidator {
   violations({ method: sent, url, status, headers, text }: Exchange): string[] {
     // fetch upper-cases these methods, and only these, as the Fetch standard says.
     const method = FETCH_NORMALIZED.includes(sent.toUpperCase()) ? sent.toUpperCase() : sent
-    const path = new URL(url).pathname
+    const path = this.pathBelowServer(new URL(url).pathname)
     const candidates = this.operations.filter((operation) => matches(operation.segments, path.split('/')))
     const operation = candidates.find((candidate) => candidate.method === method)
     let where: string

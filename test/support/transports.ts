@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node'
 import { createSandbox, type SandboxWithHandlers } from '../../src/index.js'
-import type { SandboxOptions } from '../../src/sandbox/options.js'
+import type { CreateSandboxOptions as SandboxOptions } from '../../src/index.js'
 import { startServer } from '../../src/server/startServer.js'
 import { assertAllowedByDocument, documentValidatorOf } from './documentValidator.js'
 

@@ -1,0 +1,296 @@
+import { resolveOptions, type SandboxOptions } from '../sandbox/options.js'
+import { Sandbox } from '../sandbox/Sandbox.js'
+import { restoreSnapshot, seedOptionsOf, snapshotOf, worldOfOptions, type Snapshot } from '../sandbox/snapshot.js'
+import type { CreateSessionRequest, SessionInfo } from '../schemas/index.js'
+
+/** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
+export const DEFAULT_SESSION = 'default'
+/** How many sessions' worlds stay in memory by default (`--max-sessions`). */
+export const DEFAULT_MAX_SESSIONS = 200
+
+/** A session put away or kept on disk: how it was made, and its world as it stood (see `snapshotOf`). */
+export interface StoredSession {
+  name: string
+  created_at: string
+  /** What it was created with beyond the server's options; null for a session its first request made. */
+  options: Omit<CreateSessionRequest, 'name'> | null
+  /** Its world as it stood; null for one nothing was done to yet. */
+  snapshot: Snapshot | null
+}
+
+interface Session {
+  name: string
+  /** What `POST /_sandbox/sessions` gave beyond the server's options; undefined when the first request made it. */
+  options: Omit<CreateSessionRequest, 'name'> | undefined
+  createdAt: number
+  lastUsedAt: number
+  requests: number
+  /** Requests under way: a session answering one is never put away. */
+  inFlight: number
+  /** Whether anything was written to it or its clock moved since it was made or brought back. */
+  changed: boolean
+  /** Its world, while in memory. */
+  world?: Sandbox
+  /** Its world being brought back. */
+  loading?: Promise<Sandbox>
+  /** Its world as it stood when last put away (or kept on disk): what it comes back from. */
+  saved?: Snapshot
+}
+
+/**
+ * The sessions of one server: a name for each world, made on its first
+ * request from the server's options (or those it was created with), and
+ * kept to at most `maxSessions` worlds in memory. The least recently used
+ * idle session is put away as its snapshot, its seed plus its writes, and
+ * comes back as it was; one that was never changed is simply forgotten and
+ * comes back the same from its seed. The default session (the bare root)
+ * is the server's own world and is never put away.
+ *
+ * @example
+ * const sessions = new Sessions(sandbox, options)
+ * await sessions.use('ci-worker-3', (world) => world.addContact({ phone: '+14155550123' }))
+ */
+export class Sessions {
+  /** Named sessions, least recently used first. */
+  readonly #sessions = new Map<string, Session>()
+  readonly #default: Session
+  #inMemory = 0
+  readonly #listeners = new Set<() => void>()
+
+  /**
+   * @param base The default session's world: the server's own.
+   * @param options The options new sessions are made from (the server's); `now` defaults to the base world's seed instant.
+   */
+  constructor(
+    readonly base: Sandbox,
+    private readonly options: SandboxOptions = {},
+    readonly maxSessions: number = DEFAULT_MAX_SESSIONS,
+  ) {
+    if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new TypeError(`maxSessions must be a positive integer; got ${String(maxSessions)}.`)
+    const now = Date.now()
+    this.#default = { name: DEFAULT_SESSION, options: undefined, createdAt: now, lastUsedAt: now, requests: 0, inFlight: 0, changed: false, world: base }
+  }
+
+  /**
+   * Whether a name can be a session's: 1 to 64 of `A-Z a-z 0-9 . _ -`.
+   *
+   * @example
+   * Sessions.isName('ci-worker-3') // true
+   */
+  static isName(name: string): boolean {
+    return /^[A-Za-z0-9._-]{1,64}$/.test(name)
+  }
+
+  /**
+   * Runs `answer` with a session's world, making it or bringing it back
+   * first; while it runs, the session is not put away.
+   */
+  async use<T>(name: string, answer: (world: Sandbox) => Promise<T>): Promise<T> {
+    const session = this.#touch(name)
+    session.requests++
+    session.inFlight++
+    try {
+      return await answer(await this.#worldOf(session))
+    } finally {
+      session.inFlight--
+      session.lastUsedAt = Date.now()
+      this.#putAwayOverCap()
+    }
+  }
+
+  /**
+   * A session's world, in memory. A world put away later is a copy nobody
+   * answers from: in process, call `open` again rather than keep it.
+   *
+   * @example
+   * const world = await sandbox.sessions.open('alice')
+   */
+  open(name: string): Promise<Sandbox> {
+    return this.use(name, async (world) => world)
+  }
+
+  /**
+   * Creates a session with options of its own; throws a `SessionExistsError`
+   * when the name is taken. Without a name, one is made up.
+   */
+  create(name: string | undefined, options: Omit<CreateSessionRequest, 'name'> = {}): SessionInfo {
+    const chosen = name ?? newSessionName()
+    if (!Sessions.isName(chosen)) throw new TypeError(`A session name is 1 to 64 letters, digits, dots, underscores or hyphens; got ${JSON.stringify(chosen)}.`)
+    if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
+    const now = Date.now()
+    const session: Session = { name: chosen, options, createdAt: now, lastUsedAt: now, requests: 0, inFlight: 0, changed: false }
+    this.#sessions.set(chosen, session)
+    this.#notify()
+    return this.#infoOf(session)
+  }
+
+  /** The session of a name, if there is one. */
+  info(name: string): SessionInfo | undefined {
+    const session = name === DEFAULT_SESSION ? this.#default : this.#sessions.get(name)
+    return session && this.#infoOf(session)
+  }
+
+  /** Every session, the default first, then the least recently used first. */
+  list(): SessionInfo[] {
+    return [this.#default, ...this.#sessions.values()].map((session) => this.#infoOf(session))
+  }
+
+  /** Ends a session: its world and whatever it kept are gone. Returns what it was, or undefined for no such session. */
+  delete(name: string): SessionInfo | undefined {
+    const session = this.#sessions.get(name)
+    if (!session) return undefined
+    const info = this.#infoOf(session)
+    this.#sessions.delete(name)
+    if (session.world) {
+      session.world.stop()
+      this.#inMemory--
+    }
+    this.#notify()
+    return info
+  }
+
+  /** Every named session that holds more than its seed, as the data file keeps them. */
+  stored(): StoredSession[] {
+    const stored: StoredSession[] = []
+    for (const session of this.#sessions.values()) {
+      const snapshot = session.world && session.changed ? snapshotOf(session.world) : session.saved
+      if (session.options || snapshot) {
+        stored.push({ name: session.name, created_at: new Date(session.createdAt).toISOString(), options: session.options ?? null, snapshot: snapshot ?? null })
+      }
+    }
+    return stored
+  }
+
+  /**
+   * Takes sessions kept on disk, put away: each comes back at its first
+   * request. Throws, taking none, when one was seeded other than these
+   * options would seed it (other organizations or sizes).
+   */
+  load(stored: readonly StoredSession[]): void {
+    const sessions = stored.map(({ name, created_at, options, snapshot }): Session => {
+      if (!Sessions.isName(name)) throw new TypeError(`The session name ${JSON.stringify(name)} is not one.`)
+      const createdAt = Date.parse(created_at)
+      const session: Session = { name, options: options ?? undefined, createdAt, lastUsedAt: createdAt, requests: 0, inFlight: 0, changed: false, saved: snapshot ?? undefined }
+      if (snapshot && worldOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !== snapshot.organizations) {
+        throw new TypeError(`The session ${name} belongs to other organizations or sizes.`)
+      }
+      return session
+    })
+    for (const session of sessions) this.#sessions.set(session.name, session)
+  }
+
+  /** Calls `listener` after any session changed, was made or was ended. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Stops every session's live mode (the server closes). */
+  stop(): void {
+    for (const session of this.#sessions.values()) session.world?.stop()
+  }
+
+  /** The session of a name, made when it is new, moved to the most recently used end. */
+  #touch(name: string): Session {
+    if (name === DEFAULT_SESSION) return this.#default
+    let session = this.#sessions.get(name)
+    if (session) {
+      this.#sessions.delete(name)
+    } else {
+      const now = Date.now()
+      session = { name, options: undefined, createdAt: now, lastUsedAt: now, requests: 0, inFlight: 0, changed: false }
+    }
+    this.#sessions.set(name, session)
+    return session
+  }
+
+  async #worldOf(session: Session): Promise<Sandbox> {
+    if (session.world) return session.world
+    session.loading ??= this.#bringIn(session).finally(() => (session.loading = undefined))
+    return session.loading
+  }
+
+  /** Makes a session's world from its seed, and puts back what it had when it was put away. */
+  async #bringIn(session: Session): Promise<Sandbox> {
+    const options = this.#optionsOf(session)
+    const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
+    const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, { cursorSecret })
+    if (session.saved) await restoreSnapshot(world, session.saved)
+    session.world = world
+    session.changed = false
+    world.onChange(() => {
+      session.changed = true
+      this.#notify()
+    })
+    this.#inMemory++
+    return world
+  }
+
+  /** The options a session's world is seeded from: the server's, at the default world's instant, with the session's own over them. */
+  #optionsOf({ options: own }: Session): SandboxOptions {
+    const base = this.base.options
+    const inherited: SandboxOptions = { ...this.options, seed: base.seed, now: base.now, clock: base.fixedClock ? 'fixed' : 'running' }
+    if (!own) return inherited
+    return { ...inherited, ...own, clock: own.now !== undefined ? 'fixed' : inherited.clock }
+  }
+
+  /** While more worlds are in memory than the cap, puts away the least recently used idle one. */
+  #putAwayOverCap(): void {
+    if (this.#inMemory <= this.maxSessions) return
+    for (const session of this.#sessions.values()) {
+      if (this.#inMemory <= this.maxSessions) return
+      if (!session.world || session.inFlight > 0) continue
+      this.#putAway(session)
+    }
+  }
+
+  #putAway(session: Session): void {
+    const world = session.world!
+    world.stop()
+    session.world = undefined
+    this.#inMemory--
+    if (session.changed) {
+      session.saved = snapshotOf(world)
+    } else if (!session.saved && !session.options) {
+      // Nothing of it but its seed: forgotten, it comes back the same from the seed.
+      this.#sessions.delete(session.name)
+    }
+  }
+
+  #infoOf(session: Session): SessionInfo {
+    const world = session.world
+    return {
+      name: session.name,
+      created_at: new Date(session.createdAt).toISOString(),
+      last_used_at: new Date(session.lastUsedAt).toISOString(),
+      writes: world ? world.writeCount : (session.saved?.changes.writes ?? 0),
+      requests: session.requests,
+      in_memory: world !== undefined,
+    }
+  }
+
+  #notify(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener()
+      } catch (error) {
+        console.error('[call-sandbox] a sessions listener failed:', error)
+      }
+    }
+  }
+}
+
+/** A session of that name exists already (409 `session_exists`). */
+export class SessionExistsError extends Error {
+  constructor(readonly session: string) {
+    super(`A session named ${session} exists already.`)
+  }
+}
+
+/** A name nobody chose: `s-` and ten random letters and digits. */
+function newSessionName(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
+  let name = 's-'
+  for (const byte of crypto.getRandomValues(new Uint8Array(10))) name += alphabet[byte % alphabet.length]
+  return name
+}
