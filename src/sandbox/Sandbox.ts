@@ -1,6 +1,6 @@
 import { Database } from '../data/Database.js'
 import type { ClockState, CreateContactRequest, Health } from '../schemas/index.js'
-import type { DatabaseChanges, StoredAppointment, StoredContact, StoredLead } from '../schemas/stored.js'
+import type { DatabaseChanges, StoredAppointment, StoredContact, StoredLead, WorldRecords } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 import { seedWorld } from '../world/seedWorld.js'
 import { Clock } from './Clock.js'
@@ -73,7 +73,7 @@ export class Sandbox {
     this.#keys = new KeyRing(organizations)
     this.#faults = new Faults(this.#options)
     const db = new Database()
-    this.ready = db.load(seedWorld({ seed, now, organizations }))
+    this.ready = db.load(seededWorld(seed, now, organizations))
     this.#writes = new WriteQueue(seed, db, this.ready, notify)
     this.#endings = new Endings(this.#writes, this.clock)
     this.#factories = new Factories(this.#writes, () => this.#keys, this.clock)
@@ -147,7 +147,7 @@ export class Sandbox {
         if (options) {
           const { seed, now, organizations } = options
           const seeded = new Database()
-          await seeded.load(seedWorld({ seed, now, organizations }))
+          await seeded.load(seededWorld(seed, now, organizations))
           replace(seeded)
           this.#options = options
           this.#keys = new KeyRing(organizations)
@@ -331,4 +331,28 @@ export class Sandbox {
       }
     }
   }
+}
+
+/** The worlds seeded last, by seed, instant and organizations: sessions of one server share theirs. */
+const seeds = new Map<string, WorldRecords>()
+const SEEDS_KEPT = 4
+
+/**
+ * The records a seed makes, generated once for the same seed, instant and
+ * organizations.
+ *
+ * @note Safe to share: a database copies each record it loads, and never
+ * changes what it was given (a call's message times and ending are only read).
+ */
+function seededWorld(seed: number, now: number, organizations: readonly OrganizationFixture[]): WorldRecords {
+  const key = JSON.stringify([seed, now, organizations])
+  let world = seeds.get(key)
+  if (world) {
+    seeds.delete(key)
+  } else {
+    world = seedWorld({ seed, now, organizations })
+    if (seeds.size === SEEDS_KEPT) seeds.delete(seeds.keys().next().value!)
+  }
+  seeds.set(key, world)
+  return world
 }

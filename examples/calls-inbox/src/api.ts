@@ -1,7 +1,12 @@
 import type { Call, CallWithMessages, Lead, Organization } from 'call-sandbox'
 
-/** Where the API is: the standalone sandbox when VITE_CALL_SANDBOX_URL is set, else this origin (the service worker answers). */
-export const API_URL = import.meta.env.VITE_CALL_SANDBOX_URL ?? ''
+/**
+ * Where the API is: the standalone sandbox when VITE_CALL_SANDBOX_URL is set,
+ * else this origin (the service worker answers); with `?session=<name>` in
+ * the page's address, that session's root of it.
+ */
+const session = new URLSearchParams(location.search).get('session')
+export const API_URL = (import.meta.env.VITE_CALL_SANDBOX_URL ?? '') + (session ? `/sessions/${encodeURIComponent(session)}` : '')
 const API_KEY = 'sk_sandbox_all'
 
 export interface Page<T> {
