@@ -216,6 +216,11 @@ export class Sessions {
     const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
     const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, { cursorSecret })
     if (session.saved) await restoreSnapshot(world, session.saved)
+    // Ended while it was being brought back: it answers what it was asked, and is not kept.
+    if (this.#sessions.get(session.name) !== session) {
+      world.stop()
+      return world
+    }
     session.world = world
     session.changed = false
     world.onChange(() => {
