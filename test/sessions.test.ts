@@ -82,6 +82,13 @@ describe.each(named)('sessions, %s', (_name, make) => {
     expect(await walk(api, '/sessions/fresh-1/v1/leads')).toEqual(await walk(api, '/v1/leads'))
   })
 
+  it('counts the bare root\'s requests under the default session', async () => {
+    const before = api.sandbox.sessions.info('default')!.requests
+    await api.request('/v1/me')
+    await api.request('/sessions/default/v1/me')
+    expect(api.sandbox.sessions.info('default')!.requests).toBe(before + 2)
+  })
+
   it('serves /sessions/default/ as the bare root', async () => {
     const made = await api.request('/sessions/default/v1/contacts', contactBody('+14155550109'))
     expect(made.status).toBe(201)

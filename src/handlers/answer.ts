@@ -11,7 +11,7 @@ import { answerDocument, DOCUMENT_ROUTE } from '../openapi/answerDocument.js'
 import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { Sessions } from '../sessions/Sessions.js'
+import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 
 /** One part of what the sandbox answers: the paths it owns, its routes, and how it answers. */
 interface Plane {
@@ -62,7 +62,9 @@ export async function answer(sandbox: Sandbox, request: Request, sessions?: Sess
   // The sessions themselves, at the root only.
   if (sessions && isSessionsPath(path)) return answerSessions(sessions, request, path, url)
 
-  return planeOf(path)?.answer(sandbox, request, path, url, '')
+  const plane = planeOf(path)
+  if (!plane) return undefined
+  return sessions ? sessions.use(DEFAULT_SESSION, (world) => plane.answer(world, request, path, url, '')) : plane.answer(sandbox, request, path, url, '')
 }
 
 /**
