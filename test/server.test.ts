@@ -197,6 +197,9 @@ describe('the standalone server', () => {
       ['TRACE', '/_sandbox/clock', 405, 'method_not_allowed', 'GET, POST'],
       ['TRACE', '/_sandbox/nope', 404, 'not_found', undefined],
       ['TRACE', '/openapi.json', 405, 'method_not_allowed', 'GET'],
+      ['TRACE', '/_sandbox/sessions', 405, 'method_not_allowed', 'POST, GET'],
+      ['TRACE', '/sessions/ci-1/v1/calls', 405, 'method_not_allowed', 'GET'],
+      ['TRACE', '/sessions/ci-1/_sandbox/reset', 405, 'method_not_allowed', 'POST'],
     ])('answers %s %s with %i %s, as its plane answers another method', async (method, path, status, code, allow) => {
       const answer = await raw(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`)
       expect(answer.status).toBe(status)

@@ -98,10 +98,15 @@ export function isSandboxPath(path: string, withSessions = false): boolean {
  * its plane would answer another method it does not take; else 404.
  */
 export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Response {
-  const own = isSessionPath(path) ? splitSessionPath(path).rest : path
   try {
-    if (isSessionPath(path) && !Sessions.isName(splitSessionPath(path).name)) throw badSessionName(splitSessionPath(path).name)
-    matchRoute(isSessionsPath(own) ? sessionRoutes : (planeOf(own)?.routes ?? routes), method, own)
+    if (isSessionPath(path)) {
+      // A session's path: its own planes (a session has no /_sandbox/sessions).
+      const { name, rest } = splitSessionPath(path)
+      if (!Sessions.isName(name)) throw badSessionName(name)
+      matchRoute(planeOf(rest)?.routes ?? routes, method, rest)
+    } else {
+      matchRoute(isSessionsPath(path) ? sessionRoutes : (planeOf(path)?.routes ?? routes), method, path)
+    }
   } catch (error) {
     return errorResponse(sandbox, newRequestId(), toApiError(error))
   }
