@@ -6,7 +6,7 @@ import { successStatusOf } from '../http/prefer.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedAnswer, respond } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { CreateSessionRequest, RecordEnvelope, SessionInfo } from '../schemas/index.js'
+import { CreateSessionRequest, RecordEnvelope, SESSION_NAME_MESSAGE, SESSION_NAME_PATTERN, SessionInfo } from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
 import { DEFAULT_SESSION, SessionExistsError, type Sessions } from '../sessions/Sessions.js'
 import { checkAdminToken } from './answerControl.js'
@@ -18,7 +18,7 @@ export const SESSIONS_PATH = `${CONTROL_PREFIX}/sessions`
 export const SESSION_PREFIX = '/sessions'
 
 const SessionPath = z.object({
-  session: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'session must be 1 to 64 letters, digits, dots, underscores or hyphens.' }),
+  session: z.string().regex(SESSION_NAME_PATTERN, { error: `session ${SESSION_NAME_MESSAGE}.` }),
 })
 
 /** One endpoint of the sessions: what the OpenAPI document says of it, and how it answers. */

@@ -11,6 +11,7 @@ import { answerDocument, DOCUMENT_ROUTE } from '../openapi/answerDocument.js'
 import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 
 /** One part of what the sandbox answers: the paths it owns, its routes, and how it answers. */
@@ -126,7 +127,7 @@ function splitSessionPath(path: string): { name: string; rest: string } {
 }
 
 function badSessionName(name: string): ApiError {
-  return new ApiError('invalid_parameter', `A session name is 1 to 64 letters, digits, dots, underscores or hyphens; got "${name}".`, { param: 'session' })
+  return new ApiError('invalid_parameter', `A session name ${SESSION_NAME_MESSAGE}; got "${name}".`, { param: 'session' })
 }
 
 /** An error answered before any world is chosen: the default world's clock dates it. */

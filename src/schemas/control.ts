@@ -114,9 +114,13 @@ export const KeyUsage = z.object({
 })
 export type KeyUsage = z.infer<typeof KeyUsage>
 
+/** A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens. */
+export const SESSION_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
+export const SESSION_NAME_MESSAGE = 'must be 1 to 64 letters, digits, dots, underscores or hyphens'
+
 /** Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the server's. */
 export const CreateSessionRequest = z.strictObject({
-  name: z.string({ error: 'must be a string' }).regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, underscores or hyphens').optional(),
+  name: z.string({ error: 'must be a string' }).regex(SESSION_NAME_PATTERN, SESSION_NAME_MESSAGE).optional(),
   seed: z.int({ error: 'must be an integer' }).min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   now: z.string({ error: 'must be a string' }).datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' }).optional(),
   scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),

@@ -1,7 +1,7 @@
 import { resolveOptions, type SandboxOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf, worldOfOptions, type Snapshot } from '../sandbox/snapshot.js'
-import type { CreateSessionRequest, SessionInfo } from '../schemas/index.js'
+import { SESSION_NAME_MESSAGE, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
 
 /** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
 export const DEFAULT_SESSION = 'default'
@@ -67,8 +67,7 @@ export class Sessions {
     readonly maxSessions: number = DEFAULT_MAX_SESSIONS,
   ) {
     if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new TypeError(`maxSessions must be a positive integer; got ${String(maxSessions)}.`)
-    const now = Date.now()
-    this.#default = { name: DEFAULT_SESSION, options: undefined, createdAt: now, lastUsedAt: now, requests: 0, inFlight: 0, changed: false, world: base }
+    this.#default = { ...newSession(DEFAULT_SESSION, undefined), world: base }
   }
 
   /**
@@ -78,7 +77,7 @@ export class Sessions {
    * Sessions.isName('ci-worker-3') // true
    */
   static isName(name: string): boolean {
-    return /^[A-Za-z0-9._-]{1,64}$/.test(name)
+    return SESSION_NAME_PATTERN.test(name)
   }
 
   /**
@@ -114,11 +113,9 @@ export class Sessions {
    * when the name is taken. Without a name, one is made up.
    */
   create(name: string | undefined, options: Omit<CreateSessionRequest, 'name'> = {}): SessionInfo {
-    const chosen = name ?? newSessionName()
-    if (!Sessions.isName(chosen)) throw new TypeError(`A session name is 1 to 64 letters, digits, dots, underscores or hyphens; got ${JSON.stringify(chosen)}.`)
+    const chosen = checkedName(name ?? newSessionName())
     if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
-    const now = Date.now()
-    const session: Session = { name: chosen, options, createdAt: now, lastUsedAt: now, requests: 0, inFlight: 0, changed: false }
+    const session = newSession(chosen, options)
     this.#sessions.set(chosen, session)
     this.#notify()
     return this.#infoOf(session)
@@ -168,9 +165,7 @@ export class Sessions {
    */
   load(stored: readonly StoredSession[]): void {
     const sessions = stored.map(({ name, created_at, options, snapshot }): Session => {
-      if (!Sessions.isName(name)) throw new TypeError(`The session name ${JSON.stringify(name)} is not one.`)
-      const createdAt = Date.parse(created_at)
-      const session: Session = { name, options: options ?? undefined, createdAt, lastUsedAt: createdAt, requests: 0, inFlight: 0, changed: false, saved: snapshot ?? undefined }
+      const session: Session = { ...newSession(checkedName(name), options ?? undefined, Date.parse(created_at)), saved: snapshot ?? undefined }
       if (snapshot && worldOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !== snapshot.organizations) {
         throw new TypeError(`The session ${name} belongs to other organizations or sizes.`)
       }
@@ -194,12 +189,8 @@ export class Sessions {
   #touch(name: string): Session {
     if (name === DEFAULT_SESSION) return this.#default
     let session = this.#sessions.get(name)
-    if (session) {
-      this.#sessions.delete(name)
-    } else {
-      const now = Date.now()
-      session = { name, options: undefined, createdAt: now, lastUsedAt: now, requests: 0, inFlight: 0, changed: false }
-    }
+    if (session) this.#sessions.delete(name)
+    else session = newSession(checkedName(name), undefined)
     this.#sessions.set(name, session)
     return session
   }
@@ -290,6 +281,16 @@ export class SessionExistsError extends Error {
   constructor(readonly session: string) {
     super(`A session named ${session} exists already.`)
   }
+}
+
+function newSession(name: string, options: Session['options'], createdAt = Date.now()): Session {
+  return { name, options, createdAt, lastUsedAt: createdAt, requests: 0, inFlight: 0, changed: false }
+}
+
+/** The name, or a TypeError that says what a name is. */
+function checkedName(name: string): string {
+  if (!Sessions.isName(name)) throw new TypeError(`A session name ${SESSION_NAME_MESSAGE}; got ${JSON.stringify(name)}.`)
+  return name
 }
 
 /** A name nobody chose: `s-` and ten random letters and digits. */
