@@ -9,6 +9,7 @@ import { launchChromium, newPage, pageErrors, screenshot } from './support/brows
  * writing, resetting and walking pages. None may see another's records.
  */
 
+const appUrl = inject('appUrl')
 const standaloneAppUrl = inject('standaloneAppUrl')
 const apiUrl = inject('apiUrl')
 const WORKERS = [0, 1, 2, 3]
@@ -109,5 +110,22 @@ describe('four browser contexts, each in a session of its own, against one stand
     // And the default session, the bare root, saw none of it.
     for (const worker of workers) expect((await apiGet(apiUrl, `/v1/contacts?phone=${encodeURIComponent(worker.phone)}`)).body.data).toEqual([])
     await Promise.all(workers.map((worker) => worker.page.context().close()))
+  })
+})
+
+describe('sessions on the service worker', () => {
+  it('answers a session of its own in the browser too: its writes stay in it', async () => {
+    const page = await newPage(browser)
+    await page.goto(`${appUrl}?session=in-the-worker`)
+    await page.locator('[data-call-id]').first().waitFor()
+    expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${appUrl}/mockServiceWorker.js`)
+    const seeded = (await apiGet(apiUrl, '/v1/calls?limit=25')).body.data.map((call: { id: string }) => call.id)
+    expect(await rowIds(page)).toEqual(seeded)
+    const worker: Worker = { page, session: 'in-the-worker', api: `${appUrl}/sessions/in-the-worker`, phone: '+14155550399' }
+    expect((await inPage(worker, '/v1/contacts', { method: 'POST', body: { phone: worker.phone } })).status).toBe(201)
+    expect((await inPage(worker, `/v1/contacts?phone=${encodeURIComponent(worker.phone)}`)).body.data).toHaveLength(1)
+    const root = await page.evaluate(async (url) => (await (await fetch(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } })).json()).data, `${appUrl}/v1/contacts?phone=${encodeURIComponent(worker.phone)}`)
+    expect(root).toEqual([])
+    await page.context().close()
   })
 })
