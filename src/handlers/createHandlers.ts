@@ -1,4 +1,5 @@
-import { http, type RequestHandler } from 'msw'
+import type { RequestHandler } from 'msw'
+import { http } from 'msw/core/http'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { Sessions } from '../sessions/Sessions.js'
 import { answer, sandboxPath } from './answer.js'

@@ -1,4 +1,14 @@
-import { Faker, base, en, en_US } from '@faker-js/faker'
+import type { Faker } from '@faker-js/faker'
+import { faker as enUs } from '@faker-js/faker/locale/en_US'
+
+/**
+ * Faker's class and the en_US definitions (en_US, then en, then base),
+ * from the en_US entry alone.
+ * @note `@faker-js/faker` itself loads every locale: 0.17 s to import,
+ * against 0.03 s for the one the fixtures use.
+ */
+const FakerOfEnUs = enUs.constructor as typeof Faker
+const EN_US = enUs.rawDefinitions
 
 /**
  * A Faker of its own, seeded, so that a world depends only on its inputs and
@@ -8,7 +18,7 @@ import { Faker, base, en, en_US } from '@faker-js/faker'
  * const faker = createFaker(1, organization.organization_id)
  */
 export function createFaker(seed: number, stream: string): Faker {
-  const faker = new Faker({ locale: [en_US, en, base] })
+  const faker = new FakerOfEnUs({ locale: EN_US })
   faker.seed([seed >>> 0, Math.floor(seed / 2 ** 32) >>> 0, hash32(stream)])
   return faker
 }
