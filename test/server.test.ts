@@ -119,6 +119,19 @@ describe('the standalone server', () => {
     })
   })
 
+  describe('the API reference at /docs', () => {
+    it('serves Swagger UI over /openapi.json, its assets from here, at once from its first request', async () => {
+      const [page, script] = await Promise.all([fetch(`${running.url}/docs/`), fetch(`${running.url}/docs/swagger-ui-bundle.js`)])
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+      expect(await page.text()).toContain('call-sandbox API')
+      expect(script.status).toBe(200)
+      expect((await script.text()).length).toBeGreaterThan(100_000)
+      const init = await fetch(`${running.url}/docs/swagger-ui-init.js`)
+      expect(await init.text()).toContain('"url": "/openapi.json"')
+    })
+  })
+
   describe('answers outside the API', () => {
     it.each(['/', '/v2/calls', '/favicon.ico', '/v1', '/v1/nothing-here'])(
       'answers GET %s with a JSON 404 in the error envelope',

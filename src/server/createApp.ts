@@ -1,8 +1,7 @@
 import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
-import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
+import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from 'express'
 import morgan from 'morgan'
-import swaggerUi from 'swagger-ui-express'
 import { ApiError } from '../schemas/ApiError.js'
 import { isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
 import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
@@ -52,7 +51,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
     (request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined ? headersOnly : preflight)(request, response, next),
   )
   // The interactive API reference, with its assets served from here: it works offline.
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { customSiteTitle: 'call-sandbox API', swaggerOptions: { url: DOCUMENT_PATH, persistAuthorization: true } }))
+  app.use('/docs', referencePages())
   // The middleware is CommonJS and types handlers with msw's CommonJS declarations; they are the same objects.
   const handlers = createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>))
   app.use((request, response, next) => {
@@ -87,6 +86,26 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   }
   app.use(onError)
   return app
+}
+
+/**
+ * The interactive API reference (Swagger UI over `/openapi.json`), its
+ * assets served from here so that it works offline.
+ * @note Loaded at the first request to `/docs`: most servers never show it,
+ * and Swagger UI costs a tenth of a second to import.
+ */
+function referencePages(): RequestHandler {
+  let pages: Promise<RequestHandler> | undefined
+  const load = async (): Promise<RequestHandler> => {
+    const { default: swaggerUi } = await import('swagger-ui-express')
+    const router = express.Router()
+    router.use(swaggerUi.serve, swaggerUi.setup(undefined, { customSiteTitle: 'call-sandbox API', swaggerOptions: { url: DOCUMENT_PATH, persistAuthorization: true } }))
+    return router
+  }
+  return (request, response, next) => {
+    pages ??= load()
+    pages.then((handle) => handle(request, response, next), next)
+  }
 }
 
 /** Methods a fetch `Request` cannot be made with, so MSW never sees them. */
