@@ -30,6 +30,7 @@ import { parseBody } from '../schemas/parseBody.js'
 import { readJsonObject } from './body.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from './resources.js'
+import { jsonOf } from './RawJson.js'
 import { defineRoute, type Route } from './Route.js'
 
 /** The API's endpoints, in the order of the spec. */
@@ -40,7 +41,8 @@ export const routes: readonly Route[] = [
     summary: 'List calls',
     query: ListCallsQuery,
     resource: Call,
-    toResource: (call, sandbox) => toCall(call, sandbox.clock.now()),
+    // A live call's duration counts up with the clock: its text is made anew each time.
+    toResource: (call, sandbox) => (call.ended_at === null ? toCall(call, sandbox.clock.now()) : jsonOf(call, () => toCall(call, 0))),
   }),
   defineRoute({
     method: 'GET',
@@ -61,7 +63,7 @@ export const routes: readonly Route[] = [
     summary: 'List contacts',
     query: ListContactsQuery,
     resource: Contact,
-    toResource: toContact,
+    toResource: (contact) => jsonOf(contact, () => toContact(contact)),
   }),
   defineRoute({
     method: 'GET',
@@ -96,7 +98,7 @@ export const routes: readonly Route[] = [
     summary: 'List leads',
     query: ListLeadsQuery,
     resource: Lead,
-    toResource: toLead,
+    toResource: (lead) => jsonOf(lead, () => toLead(lead)),
   }),
   listRoute({
     kind: 'appointments',
@@ -104,7 +106,7 @@ export const routes: readonly Route[] = [
     summary: 'List appointments',
     query: ListAppointmentsQuery,
     resource: Appointment,
-    toResource: toAppointment,
+    toResource: (appointment) => jsonOf(appointment, () => toAppointment(appointment)),
   }),
   defineRoute({
     method: 'GET',
@@ -125,6 +127,7 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
   query: Q
   /** The schema of one listed record. */
   resource: z.ZodType
+  /** The resource a record shows as (its JSON text, `jsonOf`, where it does not move with the clock). */
   toResource: (record: StoredRecords[K], sandbox: Sandbox) => unknown
 }
 
