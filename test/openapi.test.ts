@@ -5,6 +5,8 @@ import { sessionRoutes } from '../src/control/answerSessions.js'
 import { FORCEABLE_STATUSES } from '../src/http/prefer.js'
 import { routes } from '../src/http/routes.js'
 import { createSandbox, type Sandbox } from '../src/index.js'
+import { ApiError } from '../src/schemas/ApiError.js'
+import type { ErrorCode } from '../src/schemas/envelope.js'
 import { openApiDocument } from '../src/openapi/openApiDocument.js'
 import { DocumentValidator, DocumentViolation, documentValidatorOf, type Exchange } from './support/documentValidator.js'
 import { inProcess, NOW, transports, type Transport } from './support/transports.js'
@@ -22,6 +24,33 @@ type Json = Record<string, any>
 
 /** `/v1/calls/:call_id` → `/v1/calls/{call_id}`. */
 const templateOf = (path: string) => path.replace(/:(\w+)/g, '{$1}')
+
+/** Every schema of the document with where it is, examples left out (they are values, not schemas). */
+function schemasOf(node: unknown, where = ''): Array<{ where: string; schema: Json }> {
+  if (typeof node !== 'object' || node === null) return []
+  const here = !Array.isArray(node) && ('type' in node || 'anyOf' in node || 'allOf' in node || '$ref' in node) ? [{ where, schema: node as Json }] : []
+  return [
+    ...here,
+    ...Object.entries(node)
+      .filter(([key]) => key !== 'example' && key !== 'examples')
+      .flatMap(([key, child]) => schemasOf(child, `${where}/${key}`)),
+  ]
+}
+
+/** Every property of every object schema of the document: its name and its schema. */
+function propertiesOf(document: Json): Array<{ where: string; name: string; schema: Json }> {
+  return schemasOf(document).flatMap(({ where, schema }) =>
+    Object.entries((schema.properties ?? {}) as Json).map(([name, property]) => ({ where: `${where}/properties/${name}`, name, schema: property as Json })),
+  )
+}
+
+/** A schema with `null` taken out of its type union: `{ type: ['string', 'null'], format }` → `{ type: 'string', format }`. */
+function withoutNull({ type, ...schema }: Json): Json {
+  const types = [type].flat().filter((name) => name !== 'null')
+  return { type: types.length === 1 ? types[0] : types, ...schema }
+}
+
+const TIMESTAMP_NAME = /(^|_)(at|timestamp|now|time_start|time_end)$/
 
 const named = transports.map((connect) => ({ transport: connect === inProcess ? 'in process' : 'over HTTP', connect }))
 
@@ -138,6 +167,60 @@ for (const { setup, adminToken } of SETUPS) {
       const ids = Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json).map((operation) => operation.operationId))
       expect(new Set(ids).size).toBe(ids.length)
     })
+
+    it('describes every id as type string, format uuid, without a pattern or an allOf', () => {
+      const ids = propertiesOf(document).filter(({ name }) => name === 'id' || (name.endsWith('_id') && name !== 'request_id'))
+      expect(ids.map(({ name }) => name)).toEqual(expect.arrayContaining(['id', 'contact_id', 'call_log_id', 'assistant_id', 'organization_id']))
+      for (const { where, schema } of ids) expect(withoutNull(schema), where).toEqual({ type: 'string', format: 'uuid' })
+    })
+
+    it('describes every timestamp as type string, format date-time, with no regex beside it', () => {
+      const timestamps = propertiesOf(document).filter(({ name }) => TIMESTAMP_NAME.test(name))
+      expect(timestamps.map(({ name }) => name)).toEqual(expect.arrayContaining(['created_at', 'updated_at', 'started_at', 'ended_at', 'last_call_at', 'timestamp', 'appointment_time_start']))
+      for (const { where, schema } of timestamps) expect(withoutNull(schema), where).toEqual({ type: 'string', format: 'date-time' })
+      expect(document.components.schemas.Appointment.properties.appointment_date).toEqual({ type: 'string', format: 'date' })
+    })
+
+    it('has no pattern beside a format, and no allOf, anywhere', () => {
+      for (const { where, schema } of schemasOf(document)) {
+        expect(schema.allOf, where).toBeUndefined()
+        if (['uuid', 'date-time', 'date'].includes(schema.format)) expect(schema.pattern, where).toBeUndefined()
+      }
+    })
+
+    it('describes a nullable field as an OpenAPI 3.1 type union, an enum with null among its values, never as anyOf with null', () => {
+      for (const { where, schema } of schemasOf(document)) {
+        expect((schema.anyOf ?? []) as Json[], where).not.toContainEqual({ type: 'null' })
+      }
+      const { Call, Contact } = document.components.schemas
+      expect(Call.properties.transfer_status).toEqual({ type: ['string', 'null'], enum: ['initiated', 'completed', 'failed', null] })
+      expect(Call.properties.ended_at).toEqual({ type: ['string', 'null'], format: 'date-time' })
+      expect(Contact.properties.name).toEqual({ type: ['string', 'null'] })
+      expect(Call.properties.status).toEqual({ type: 'string', enum: ['completed', 'failed', 'blocked', 'in-progress', 'forwarding'] })
+    })
+
+    it('gives every named schema an example (JSON Schema examples) that its schema allows', () => {
+      const validator = documentValidatorOf(sandbox)
+      const names = Object.keys(document.components.schemas)
+      expect(names.sort()).toEqual(['Appointment', 'Call', 'CallWithMessages', 'Contact', 'ErrorEnvelope', 'Lead', 'Meta', 'Organization'])
+      for (const name of names) {
+        const { examples } = document.components.schemas[name]
+        expect(examples, name).toHaveLength(1)
+        expect(validator.valueViolations({ $ref: `#/components/schemas/${name}` }, examples[0]), name).toEqual([])
+      }
+    })
+
+    it('gives every error response an example of its status that its schema allows, and names the request it answers', () => {
+      const validator = documentValidatorOf(sandbox)
+      for (const status of FORCEABLE_STATUSES) {
+        const response = document.components.responses[`Error${status}`]
+        const { schema, example } = response.content['application/json']
+        expect(example, `Error${status}`).toBeDefined()
+        expect(validator.valueViolations(schema, example), `Error${status}`).toEqual([])
+        expect(new ApiError(example.error.code as ErrorCode, '').status, `Error${status}`).toBe(status)
+        expect(response.description, `Error${status}`).toMatch(/The example answers `(GET|POST|DELETE) \/v1\//)
+      }
+    })
   })
 }
 
@@ -187,6 +270,63 @@ for (const { transport, connect } of named) {
     }
   })
 }
+
+describe('the examples of the document: the default world and the answers of the sandbox', () => {
+  let api: Transport
+  let document: Json
+  beforeAll(async () => {
+    // The default world at the instant the examples are seeded at.
+    api = await inProcess({ now: NOW })
+    document = (await api.request('/openapi.json', { key: null })).body
+  })
+  afterAll(async () => {
+    api.sandbox.stop()
+    await api.close()
+  })
+  const example = (name: string) => document.components.schemas[name].examples[0]
+
+  it('shows records of the default world as the API answers them: the call of the newest lead, its contact, the newest appointment', async () => {
+    const call = example('CallWithMessages')
+    expect((await api.request(`/v1/calls/${call.id}`)).body.data).toEqual(call)
+    const { messages: _, ...listed } = call
+    expect(example('Call')).toEqual(listed)
+    const calls = await api.request(`/v1/calls?phone=${encodeURIComponent(call.caller_phone)}`)
+    expect(calls.body.data).toContainEqual(listed)
+    expect((await api.request(`/v1/contacts/${call.contact_id}`)).body.data).toEqual(example('Contact'))
+    expect((await api.request('/v1/leads?limit=1')).body.data).toEqual([example('Lead')])
+    expect(example('Lead').call_log_id).toBe(call.id)
+    expect((await api.request('/v1/appointments?limit=1')).body.data).toEqual([example('Appointment')])
+    expect((await api.request('/v1/me')).body.data).toEqual(example('Organization'))
+    expect(example('Meta').timestamp).toBe(NOW)
+  })
+
+  const json = { 'Content-Type': 'application/json' }
+  const REQUESTS: Record<(typeof FORCEABLE_STATUSES)[number], (contactPhone: string) => { path: string; method?: string; key?: string; headers?: Record<string, string>; body?: string }> = {
+    400: () => ({ path: '/v1/calls?limit=500' }),
+    401: () => ({ path: '/v1/calls', headers: { Prefer: 'code=401' } }),
+    403: () => ({ path: '/v1/leads', key: 'sk_sandbox_calls', headers: { Prefer: 'code=403' } }),
+    404: () => ({ path: '/v1/call' }),
+    405: () => ({ path: '/v1/calls', method: 'DELETE' }),
+    409: (phone) => ({ path: '/v1/contacts', method: 'POST', headers: json, body: JSON.stringify({ phone }) }),
+    413: () => ({ path: '/v1/contacts', method: 'POST', headers: { ...json, Prefer: 'code=413' }, body: '{}' }),
+    415: () => ({ path: '/v1/contacts', method: 'POST', headers: { ...json, Prefer: 'code=415' }, body: '{}' }),
+    422: () => ({ path: '/v1/contacts', method: 'POST', headers: json, body: JSON.stringify({ phone: '4155550123', email: 'dana(at)example.com' }) }),
+    429: () => ({ path: '/v1/calls', headers: { Prefer: 'code=429' } }),
+    500: () => ({ path: '/v1/calls', headers: { Prefer: 'code=500' } }),
+    503: () => ({ path: '/v1/calls', headers: { Prefer: 'code=503' } }),
+  }
+
+  for (const status of FORCEABLE_STATUSES) {
+    it(`shows as the example of Error${status} the error the sandbox answers to the request the response names`, async () => {
+      const { path, ...options } = REQUESTS[status](example('Contact').phone)
+      const response = document.components.responses[`Error${status}`]
+      expect(response.description).toContain(`\`${options.method ?? 'GET'} ${path.split('?')[0]}`)
+      const answer = await api.request(path, options)
+      expect(answer.status).toBe(status)
+      expect(answer.body.error).toEqual(response.content['application/json'].example.error)
+    })
+  }
+})
 
 describe('the answer validator every test request goes through (test/support/documentValidator.ts)', () => {
   let sandbox: Sandbox

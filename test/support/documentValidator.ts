@@ -105,6 +105,18 @@ export class DocumentValidator {
     return [...problems, ...this.bodyViolations(where, response, headers.get('content-type'), text)]
   }
 
+  /**
+   * What is wrong with a value against a schema of the document (inline, or
+   * a `$ref` to `components.schemas`), as readable lines; empty when it fits.
+   *
+   * @example
+   * validator.valueViolations({ $ref: '#/components/schemas/Call' }, call) // []
+   */
+  valueViolations(schema: Json, value: unknown): string[] {
+    const validate = this.validatorOf(`value ${JSON.stringify(schema)}`, schema)
+    return validate(value) ? [] : (validate.errors ?? []).map((error) => describeError(error, value))
+  }
+
   /** Every header the response marks `required` is there, and each documented one that is there matches its schema. */
   private headerViolations(where: string, response: Json, headers: Headers): string[] {
     return Object.entries((response.headers ?? {}) as Json).flatMap(([name, header]) => {
