@@ -1,8 +1,8 @@
 // Benchmarks of the built package (run `npm run bench`, which builds first).
 // Figures are reported against a baseline measured in the same run, so they
 // compare on any machine: seeding per call (linear?), a page and a reset at
-// 100,000 calls against the same at the default world's 300 (flat?).
-import { spawn } from 'node:child_process'
+// 100,000 calls against the same at the default world's 300 (flat?). The
+// start-up, the servers and the consumer's figures are in baselines.mjs.
 import { answer, createSandbox } from '../dist/src/index.js'
 
 const NOW = '2026-11-20T12:00:00Z'
@@ -98,23 +98,6 @@ for (const [name, { clean, writes, reset }] of Object.entries(resets)) {
   row(`reset() after 10 writes: ${name}`, reset, name === 'default world' ? undefined : base.reset)
   row(`10 writes and reset(): ${name}`, writes, name === 'default world' ? undefined : base.writes)
 }
-
-// Start-up: the program until it listens with the default world, against a bare `node` start.
-function startUp(args) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now()
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-    child.stdout.on('data', (chunk) => {
-      if (String(chunk).includes('listening on')) child.kill()
-    })
-    child.on('exit', () => resolve(performance.now() - start))
-    child.on('error', reject)
-  })
-}
-const bareNode = await time(() => startUp(['-e', 'console.log(1)']), 5)
-const program = await time(() => startUp(['dist/src/server/cli.js', '--port', '0', '--quiet']), 5)
-row('start node (bare, prints and exits)', bareNode, undefined)
-row('call-sandbox start-up until it listens (default world)', program, bareNode)
 
 // The journal after 10,000 requests: bounded at its size, and the heap it keeps.
 const heap = () => {
