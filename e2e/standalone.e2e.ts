@@ -49,3 +49,21 @@ describe('the example app on the standalone server', () => {
     await screenshot(page, 'standalone-transcript')
   })
 })
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+describe('the API reference at /docs', () => {
+  it('renders every operation of the document from files the server itself serves', async () => {
+    const reference = await newPage(browser)
+    const fetched: string[] = []
+    reference.on('request', (request) => fetched.push(request.url()))
+    await reference.goto(`${apiUrl}/docs`)
+    await reference.locator('.opblock').first().waitFor()
+    const { body: document } = await apiGet(apiUrl, '/openapi.json')
+    const operations = Object.values(document.paths as Record<string, object>).flatMap((item) => Object.keys(item).filter((key) => METHODS.includes(key)))
+    expect(await reference.locator('.opblock').count()).toBe(operations.length)
+    expect(fetched.every((url) => url.startsWith(`${apiUrl}/`) || url.startsWith('data:')), fetched.join('\n')).toBe(true)
+    await screenshot(reference, 'standalone-docs')
+    await reference.close()
+  })
+})

@@ -3,7 +3,7 @@
  * JSON answers outside the API, the request log, the
  * `call-sandbox` program itself, and shutting down.
  *
- * The CLI tests run the built program (`dist/src/server/cli.js`); `npm test`
+ * The CLI tests run the built program (`dist/esm/cli.js`); `npm test`
  * builds it first.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -16,7 +16,7 @@ import { startServer, type RunningServer } from '../src/server/startServer.js'
 import { NOW, ORG_1 } from './support/transports.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = 'dist/src/server/cli.js'
+const CLI = 'dist/esm/cli.js'
 const BROWSER_APP = 'http://localhost:5173'
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 
@@ -120,15 +120,30 @@ describe('the standalone server', () => {
   })
 
   describe('the API reference at /docs', () => {
-    it('serves Swagger UI over /openapi.json, its assets from here, at once from its first request', async () => {
-      const [page, script] = await Promise.all([fetch(`${running.url}/docs/`), fetch(`${running.url}/docs/swagger-ui-bundle.js`)])
+    it('serves Swagger UI over /openapi.json, every file the page names from here, at once from its first request', async () => {
+      const page = await fetch(`${running.url}/docs/`)
       expect(page.status).toBe(200)
       expect(page.headers.get('content-type')).toMatch(/^text\/html/)
-      expect(await page.text()).toContain('call-sandbox API')
-      expect(script.status).toBe(200)
-      expect((await script.text()).length).toBeGreaterThan(100_000)
+      const html = await page.text()
+      expect(html).toContain('<title>call-sandbox API</title>')
+      const files = [...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((match) => match[1])
+      expect(files).toEqual(expect.arrayContaining(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-init.js']))
+      for (const file of files) expect((await fetch(`${running.url}/docs/${file}`)).status, file).toBe(200)
+      expect((await (await fetch(`${running.url}/docs/swagger-ui-bundle.js`)).text()).length).toBeGreaterThan(100_000)
       const init = await fetch(`${running.url}/docs/swagger-ui-init.js`)
       expect(await init.text()).toContain('"url": "/openapi.json"')
+    })
+
+    it('sends /docs to /docs/, where the relative files of the page resolve', async () => {
+      const response = await fetch(`${running.url}/docs`, { redirect: 'manual' })
+      expect(response.status).toBe(301)
+      expect(response.headers.get('location')).toBe('/docs/')
+    })
+
+    it('answers a file the reference does not have with the JSON 404', async () => {
+      const response = await fetch(`${running.url}/docs/swagger-ui.js`)
+      expect(response.status).toBe(404)
+      expect((await json(response)).error.code).toBe('not_found')
     })
   })
 

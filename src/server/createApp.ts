@@ -1,12 +1,12 @@
 import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
-import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type RequestHandler, type Response as ExpressResponse } from 'express'
+import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
 import morgan from 'morgan'
 import { ApiError } from '../schemas/ApiError.js'
 import { isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
-import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorResponse, unexpected } from '../http/respond.js'
+import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 
 export interface AppOptions {
@@ -86,26 +86,6 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   }
   app.use(onError)
   return app
-}
-
-/**
- * The interactive API reference (Swagger UI over `/openapi.json`), its
- * assets served from here so that it works offline.
- * @note Loaded at the first request to `/docs`: most servers never show it,
- * and Swagger UI costs a tenth of a second to import.
- */
-function referencePages(): RequestHandler {
-  let pages: Promise<RequestHandler> | undefined
-  const load = async (): Promise<RequestHandler> => {
-    const { default: swaggerUi } = await import('swagger-ui-express')
-    const router = express.Router()
-    router.use(swaggerUi.serve, swaggerUi.setup(undefined, { customSiteTitle: 'call-sandbox API', swaggerOptions: { url: DOCUMENT_PATH, persistAuthorization: true } }))
-    return router
-  }
-  return (request, response, next) => {
-    pages ??= load()
-    pages.then((handle) => handle(request, response, next), next)
-  }
 }
 
 /** Methods a fetch `Request` cannot be made with, so MSW never sees them. */

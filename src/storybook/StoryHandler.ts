@@ -38,6 +38,11 @@ export class StoryHandler extends HttpHandler {
   readonly #story: StoryAnswers
 
   constructor(options: StoryOptions = {}) {
+    if (typeof (HttpHandler.prototype as unknown as { reset?: unknown }).reset !== 'function') {
+      throw new Error(
+        'call-sandbox/storybook needs msw 2.15 or later: it ends a story (its held requests, its writes) when msw resets the handlers, which older msw does not tell them. Upgrade msw (npm install msw@^2.15).',
+      )
+    }
     const story = new StoryAnswers(options)
     super(
       /.+/,

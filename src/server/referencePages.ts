@@ -1,0 +1,61 @@
+import express, { type RequestHandler } from 'express'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>call-sandbox API</title>
+  <link rel="stylesheet" href="./swagger-ui.css">
+  <link rel="icon" type="image/png" href="./favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="./swagger-ui-bundle.js"></script>
+  <script src="./swagger-ui-init.js"></script>
+</body>
+</html>
+`
+
+const SETTINGS = { url: DOCUMENT_PATH, dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true }
+const INIT = `window.onload = () => {\n  window.ui = SwaggerUIBundle(${JSON.stringify(SETTINGS, null, 2)})\n}\n`
+
+/**
+ * Swagger UI's files, copied into the package's `dist/docs` by its build
+ * (`scripts/vendor-swagger-ui.mjs`).
+ * @note Looked for upwards from this module, which runs from `src/server/`,
+ * `dist/esm/`, `dist/esm/chunks/` or `dist/cjs/` depending on who loads it.
+ */
+function swaggerUiFolder(): string | undefined {
+  for (let folder = dirname(fileURLToPath(import.meta.url)); ; folder = dirname(folder)) {
+    const candidate = join(folder, 'dist', 'docs')
+    if (existsSync(join(candidate, 'swagger-ui-bundle.js'))) return candidate
+    if (dirname(folder) === folder) return undefined
+  }
+}
+
+/**
+ * The interactive API reference at `/docs`: Swagger UI over `/openapi.json`,
+ * its files served from the package itself, so that it works offline and the
+ * package depends on no Swagger UI package (whose dependency reports installs).
+ *
+ * @example
+ * app.use('/docs', referencePages())
+ */
+export function referencePages(): RequestHandler {
+  const router = express.Router({ strict: true })
+  router.get('/', (request, response) => {
+    // The page names its files relative to itself: /docs must end in a slash.
+    if (!request.originalUrl.split('?')[0]!.endsWith('/')) return response.redirect(301, `${request.baseUrl}/`)
+    response.type('html').send(PAGE)
+  })
+  router.get('/swagger-ui-init.js', (_request, response) => {
+    response.type('js').send(INIT)
+  })
+  const files = swaggerUiFolder()
+  if (files !== undefined) router.use(express.static(files, { index: false }))
+  return router
+}
