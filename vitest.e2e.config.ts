@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['e2e/**/*.e2e.ts'],
-    globalSetup: ['e2e/globalSetup.ts'],
+    globalSetup: ['test/support/leftovers.ts', 'e2e/globalSetup.ts'],
     // One browser at a time: the builds and chromium share two cores.
     fileParallelism: false,
     testTimeout: 60_000,

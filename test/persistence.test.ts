@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DataFileError } from '../src/server/dataFile.js'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/startServer.js'
 import { endingOf } from './support/endings.js'
+import { tempFolder } from './support/tempFolder.js'
 import { NOW } from './support/transports.js'
 
 const AUTH = { Authorization: 'Bearer sk_sandbox_all' }
@@ -30,7 +30,7 @@ afterEach(async () => {
 })
 
 describe('--data FILE', () => {
-  const folder = () => mkdtempSync(join(tmpdir(), 'call-sandbox-data-'))
+  const folder = () => tempFolder('data')
 
   it('shows after a restart what was written before, and goes on making new ids', async () => {
     const file = join(folder(), 'sandbox.json')
