@@ -72,7 +72,7 @@ async function step(title: string, command: string, args: string[], cwd: string,
 
 /** `call-sandbox --port 0 --now …`, as `npm start` runs it, until it says where it listens. */
 async function startStandaloneServer(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['dist/esm/cli.js', '--port', '0', '--now', E2E_NOW, '--quiet'], {
+  const child: ChildProcess = spawn(process.execPath, ['dist/bin/call-sandbox.js', '--port', '0', '--now', E2E_NOW, '--quiet'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   })

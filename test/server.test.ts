@@ -3,7 +3,7 @@
  * JSON answers outside the API, the request log, the
  * `call-sandbox` program itself, and shutting down.
  *
- * The CLI tests run the built program (`dist/esm/cli.js`); `npm test`
+ * The CLI tests run the built program (`dist/bin/call-sandbox.js`); `npm test`
  * builds it first.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -16,7 +16,7 @@ import { startServer, type RunningServer } from '../src/server/startServer.js'
 import { NOW, ORG_1 } from './support/transports.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = 'dist/esm/cli.js'
+const CLI = 'dist/bin/call-sandbox.js'
 const BROWSER_APP = 'http://localhost:5173'
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 

@@ -51,7 +51,7 @@ describe('the browser bundle', () => {
     expect(modules.some((id) => id.includes('/dist/esm/'))).toBe(true)
     expect(modules.filter((id) => BUILTINS.has(id) || id.includes('browser-external'))).toEqual([])
     expect(modules.filter((id) => NODE_ONLY_PACKAGES.some((name) => id.includes(`/node_modules/${name}/`)))).toEqual([])
-    expect(modules.filter((id) => /\/dist\/esm\/(node|server|cli)\.js$|\/dist\/esm\/chunks\/startServer-/.test(id))).toEqual([])
+    expect(modules.filter((id) => /\/dist\/esm\/(node|server)\.js$|\/dist\/esm\/chunks\/startServer-|\/dist\/bin\//.test(id))).toEqual([])
   }, 60_000)
 
   it('of call-sandbox/browser has msw/browser\'s setupWorker', async () => {
