@@ -24,7 +24,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const DIST = join(ROOT, 'dist/src')
+// The built package as a consumer gets it: its entries as its `exports` resolve
+// them (the package refers to itself by name), its command as its `bin` names it.
+const ENTRY = import.meta.resolve('call-sandbox')
+const NODE_ENTRY = import.meta.resolve('call-sandbox/node')
+const CLI = join(ROOT, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin['call-sandbox'])
 const NOW = '2026-11-20T12:00:00Z'
 const AUTH = 'Bearer sk_sandbox_all'
 const PAGE = '/v1/calls?limit=50'
@@ -163,6 +167,7 @@ async function main() {
     })
   }
   const started = performance.now()
+  process.stderr.write(`baselines: call-sandbox/node is ${fileURLToPath(NODE_ENTRY)}, the CLI ${CLI}\n`)
   const phase = (name) => process.stderr.write(`baselines: ${name} (${seconds(performance.now() - started)} in)\n`)
   try {
     // BENCH_ONLY=2,3 runs only those figures
@@ -193,7 +198,7 @@ async function main() {
 async function importFigure() {
   const sandboxScript = `
     const start = performance.now()
-    const { setupSandboxServer } = await import(${JSON.stringify(join(DIST, 'node/index.js'))})
+    const { setupSandboxServer } = await import(${JSON.stringify(NODE_ENTRY)})
     const { server, sandbox } = setupSandboxServer({ seed: 1, now: ${JSON.stringify(NOW)} })
     await sandbox.ready
     console.log(performance.now() - start)`
@@ -239,7 +244,7 @@ async function startUpFigure() {
     return { ms, rss }
   }
   const bareArgs = ['-e', "console.log('listening on nothing'); setInterval(() => {}, 60_000)"]
-  const cliArgs = [join(DIST, 'server/cli.js'), '--port', '0', '--quiet']
+  const cliArgs = [CLI, '--port', '0', '--quiet']
   const bare = []
   const cli = []
   await startUp(bareArgs)
@@ -264,7 +269,7 @@ async function startUpFigure() {
 async function inProcessFigure() {
   const { setupServer } = await import('msw/node')
   const { http, HttpResponse } = await import('msw')
-  const { createSandbox } = await import(join(DIST, 'index.js'))
+  const { createSandbox } = await import(ENTRY)
   const sandbox = createSandbox({ seed: 1, now: NOW })
   await sandbox.ready
   const server = setupServer(...sandbox.handlers)
@@ -316,7 +321,7 @@ async function inProcessFigure() {
 // 3. The standalone server under 20 concurrent connections, against three others, each in its own process.
 async function serverFigure() {
   const dir = tempDir('call-sandbox-bench-')
-  const cli = launch(process.execPath, [join(DIST, 'server/cli.js'), '--port', '0', '--quiet'])
+  const cli = launch(process.execPath, [CLI, '--port', '0', '--quiet'])
   const [, sandboxUrl] = await waitFor(cli, /listening on (\S+)/)
   const headers = { authorization: AUTH }
   const fetched = async (path, init) => {
@@ -497,7 +502,7 @@ async function largeWorldFigure() {
 
 /** Figure 5, as a child: one world and its writes, printed as JSON. */
 async function worldFigures(calls) {
-  const { answer, createSandbox } = await import(join(DIST, 'index.js'))
+  const { answer, createSandbox } = await import(ENTRY)
   const start = performance.now()
   const sandbox = createSandbox({ now: NOW, calls })
   await sandbox.ready
