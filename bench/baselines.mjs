@@ -50,6 +50,7 @@ function cleanUp() {
   temporary.clear()
 }
 
+/** A temp folder, removed at the end. Not named call-sandbox-*: a test run going on beside the bench would count it as its own leftover. */
 function tempDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   temporary.add(dir)
@@ -320,7 +321,7 @@ async function inProcessFigure() {
 
 // 3. The standalone server under 20 concurrent connections, against three others, each in its own process.
 async function serverFigure() {
-  const dir = tempDir('call-sandbox-bench-')
+  const dir = tempDir('bench-call-sandbox-')
   const cli = launch(process.execPath, [CLI, '--port', '0', '--quiet'])
   const [, sandboxUrl] = await waitFor(cli, /listening on (\S+)/)
   const headers = { authorization: AUTH }
@@ -539,7 +540,7 @@ async function worldFigures(calls) {
 // files on the README's setupSandboxServer, against the same 9 on a bare msw
 // handler returning the same bytes.
 async function consumerFigure(body) {
-  const dir = tempDir('call-sandbox-consumer-')
+  const dir = tempDir('bench-call-sandbox-consumer-')
   const packed = JSON.parse(await run('npm', ['pack', '--pack-destination', dir, '--json', '--ignore-scripts']))
   const tarball = join(dir, packed[0].filename)
   const version = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version
