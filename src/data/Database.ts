@@ -33,13 +33,26 @@ type AnyRecord = StoredRecords[Kind]
  * those; and a `transaction` that throws is undone. Records handed out are
  * the stored ones: read them, change them only through `update`.
  *
+ * The loaded records and those written since sit in collections of their
+ * own: a change to a loaded record stores its new version among the written
+ * ones, and the indexes point at it, the loaded version left as it was. So
+ * no write and no rollback touches the loaded collections, which
+ * `@msw/data` would walk to find a record in (about 30 ms a record at
+ * 100,000 calls); a rollback drops the written collections and files the
+ * loaded versions again.
+ *
  * @example
  * const db = new Database()
  * await db.load(seedWorld(options))
  * db.page('calls', organizationId, { limit: 50 })
  */
 export class Database {
-  #collections = createCollections()
+  /** Records as loaded; never written to after the load. */
+  #loaded = createCollections()
+  /** Records inserted since the load, and the new versions of loaded records changed since. */
+  #written = createCollections()
+  /** Ids of the records whose current version is in `#written`. */
+  #writtenIds = byKind(() => new Set<string>())
   #byId = byKind(() => new Map<string, any>())
   #lists = new ListIndexes()
   #contactsByPhone = new Map<string, string>()
@@ -57,7 +70,9 @@ export class Database {
 
   /** Replaces every record with `world`. */
   async load(world: WorldRecords): Promise<void> {
-    this.#collections = createCollections()
+    this.#loaded = createCollections()
+    this.#written = createCollections()
+    this.#writtenIds = byKind(() => new Set())
     this.#byId = byKind(() => new Map())
     this.#contactsByPhone = new Map()
     this.#messageTimes = new Map()
@@ -67,7 +82,7 @@ export class Database {
     this.#originals = new Map()
     const loaded: Array<[Kind, AnyRecord]> = []
     for (const kind of KINDS) {
-      const collection = this.#collections[kind]
+      const collection = this.#loaded[kind]
       const stored = await Promise.all(world[kind].map((record) => collection.create(this.#setAside(kind, record))))
       for (const record of stored) {
         this.#remember(kind, record)
@@ -88,29 +103,19 @@ export class Database {
    * was loaded.
    */
   async rollback(): Promise<void> {
-    for (const kind of KINDS) {
-      const inserted = new Set(this.#inserted.filter(([k]) => k === kind).map(([, id]) => id))
-      const originals = new Map([...this.#originals.values()].filter(([k]) => k === kind).map(([, record]) => [record.id, record]))
-      // @note One query a collection, not one a record: each `@msw/data`
-      // query walks the whole collection (its delete and update still look
-      // each record up by walking, which a 100,000-call world pays for).
-      if (inserted.size > 0) {
-        for (const record of this.#collections[kind].deleteMany((query) => query.where((record: AnyRecord) => inserted.has(record.id)))) {
-          this.#forget(kind, record)
-          this.#byId[kind].delete(record.id)
-          this.#messageTimes.delete(record.id)
-          this.#endings.delete(record.id)
-        }
-      }
-      if (originals.size > 0) {
-        const current = [...originals.keys()].map((id) => this.#byId[kind].get(id)!)
-        const restored = await this.#collections[kind].updateMany((query) => query.where((record: AnyRecord) => originals.has(record.id)), {
-          data: (draft: AnyRecord) => void Object.assign(draft, originals.get(draft.id)),
-        })
-        for (const record of current) this.#forget(kind, record)
-        for (const record of restored) this.#file(kind, record)
-      }
+    for (const [kind, id] of this.#inserted) {
+      const record = this.#byId[kind].get(id)!
+      this.#forget(kind, record)
+      this.#byId[kind].delete(id)
+      this.#messageTimes.delete(id)
+      this.#endings.delete(id)
     }
+    for (const [kind, original] of this.#originals.values()) {
+      this.#forget(kind, this.#byId[kind].get(original.id)!)
+      this.#file(kind, original)
+    }
+    this.#written = createCollections()
+    this.#writtenIds = byKind(() => new Set())
     this.#inserted = []
     this.#originals = new Map()
     // What had come of the endings may have been undone.
@@ -148,15 +153,23 @@ export class Database {
   async #revert(step: Undo): Promise<void> {
     if (step.insert) {
       const record = this.#byId[step.kind].get(step.id)!
-      this.#collections[step.kind].delete(record)
+      this.#written[step.kind].delete(record)
+      this.#writtenIds[step.kind].delete(step.id)
       this.#forget(step.kind, record)
       this.#byId[step.kind].delete(step.id)
       this.#messageTimes.delete(step.id)
       this.#endings.delete(step.id)
       this.#inserted.pop()
+    } else if (step.firstChange) {
+      // The loaded version comes back as it was: only the new one is dropped.
+      const current = this.#byId[step.kind].get(step.previous.id)!
+      this.#written[step.kind].delete(current)
+      this.#writtenIds[step.kind].delete(step.previous.id)
+      this.#forget(step.kind, current)
+      this.#file(step.kind, step.previous)
+      this.#originals.delete(journalKey(step.kind, step.previous.id))
     } else {
       await this.#replace(step.kind, step.previous)
-      if (step.firstChange) this.#originals.delete(journalKey(step.kind, step.previous.id))
     }
   }
 
@@ -244,7 +257,8 @@ export class Database {
       }
       this.#setAside(kind, record)
     }
-    const stored = await this.#collections[kind].create(checked)
+    const stored = await this.#written[kind].create(checked)
+    this.#writtenIds[kind].add(stored.id)
     this.#file(kind, stored)
     this.#inserted.push([kind, stored.id])
     this.#undo?.push({ insert: true, kind, id: stored.id })
@@ -279,12 +293,13 @@ export class Database {
     return [...this.#byId[kind].values()] as StoredRecords[K][]
   }
 
+  /** Stores `next` as the current version of its record: over the written one, or beside the loaded one. */
   async #replace(kind: Kind, next: AnyRecord): Promise<AnyRecord> {
     const current = this.#byId[kind].get(next.id)!
-    const stored = await this.#collections[kind].update(current, {
-      data: (draft: AnyRecord) => void Object.assign(draft, next),
-      strict: true,
-    })
+    const stored = this.#writtenIds[kind].has(next.id)
+      ? await this.#written[kind].update(current, { data: (draft: AnyRecord) => void Object.assign(draft, next), strict: true })
+      : await this.#written[kind].create({ ...next })
+    this.#writtenIds[kind].add(next.id)
     this.#forget(kind, current)
     this.#file(kind, stored)
     return stored
