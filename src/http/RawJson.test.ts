@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { jsonOf, RawJson, stringifyBody } from './RawJson.js'
+import { bodyBytes, jsonOf, RawJson } from './RawJson.js'
 
-describe('stringifyBody', () => {
+const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decode(bodyBytes(body))
+
+describe('bodyBytes', () => {
   it('writes what JSON.stringify writes, with each RawJson as its text, mixed with plain items', () => {
     const records = [{ id: 'a', n: 1, none: null }, { id: 'b', text: 'quote " and \u2028' }, { id: 'c', list: [1, undefined] }]
     const body = { data: [records[0], new RawJson(JSON.stringify(records[1])), new RawJson(JSON.stringify(records[2]))], has_more: false, skipped: undefined, next_cursor: null, meta: { request_id: 'req_x' } }
@@ -9,6 +11,7 @@ describe('stringifyBody', () => {
     expect(stringifyBody(body)).toBe(JSON.stringify(plain))
     expect(stringifyBody({ data: [undefined, () => 1, 'x'] })).toBe(JSON.stringify({ data: [undefined, () => 1, 'x'] }))
     expect(stringifyBody({ data: [] })).toBe('{"data":[]}')
+    expect(stringifyBody({ data: [new RawJson('{"a":"é"}')], one: new RawJson('{}') })).toBe('{"data":[{"a":"é"}],"one":{}}')
   })
 })
 

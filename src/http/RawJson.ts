@@ -1,35 +1,72 @@
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
 /**
- * JSON text put into an answer as it is: a resource serialized once and
- * reused while its stored record stays the same.
+ * JSON text put into an answer as it is: a resource serialized once, kept
+ * as the UTF-8 bytes an answer is sent in, and reused while its stored
+ * record stays the same.
  *
  * @example
  * respond(sandbox, requestId, 200, { data: [new RawJson('{"id":"…"}')] })
  */
 export class RawJson {
-  constructor(readonly text: string) {}
+  readonly bytes: Uint8Array
+  constructor(text: string) {
+    this.bytes = encoder.encode(text)
+  }
+
+  get text(): string {
+    return decoder.decode(this.bytes)
+  }
 }
+
+const COMMA = encoder.encode(',')
 
 /**
- * The JSON text of a body, as `JSON.stringify` would write it, with the
- * text of each `RawJson` (a value, or an item of an array) as it is.
+ * The UTF-8 bytes of a body's JSON, as `JSON.stringify` would write it,
+ * with the bytes of each `RawJson` (a value, or an item of an array) as they
+ * are: a page of stored records is copied once, never encoded again.
  *
  * @example
- * stringifyBody({ data: [new RawJson('{"a":1}')], has_more: false }) // '{"data":[{"a":1}],"has_more":false}'
+ * new TextDecoder().decode(bodyBytes({ data: [new RawJson('{"a":1}')], has_more: false })) // '{"data":[{"a":1}],"has_more":false}'
  */
-export function stringifyBody(body: Record<string, unknown>): string {
-  const members: string[] = []
+export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer> {
+  const chunks: Uint8Array[] = []
+  let pending = '{'
+  const flush = () => {
+    chunks.push(encoder.encode(pending))
+    pending = ''
+  }
+  let first = true
   for (const [name, value] of Object.entries(body)) {
     if (value === undefined) continue
-    members.push(`${JSON.stringify(name)}:${textOf(value)}`)
+    pending += `${first ? '' : ','}${JSON.stringify(name)}:`
+    first = false
+    if (value instanceof RawJson) {
+      flush()
+      chunks.push(value.bytes)
+    } else if (Array.isArray(value) && value.some((item) => item instanceof RawJson)) {
+      pending += '['
+      flush()
+      value.forEach((item, index) => {
+        if (index > 0) chunks.push(COMMA)
+        // As JSON.stringify writes an array: an item it cannot write (undefined) is null.
+        chunks.push(item instanceof RawJson ? item.bytes : encoder.encode(JSON.stringify(item) ?? 'null'))
+      })
+      pending += ']'
+    } else {
+      pending += JSON.stringify(value)
+    }
   }
-  return `{${members.join(',')}}`
-}
-
-function textOf(value: unknown): string {
-  if (value instanceof RawJson) return value.text
-  // As JSON.stringify writes an array: an item it cannot write (undefined) is null.
-  if (Array.isArray(value)) return `[${value.map((item) => textOf(item) ?? 'null').join(',')}]`
-  return JSON.stringify(value)
+  pending += '}'
+  flush()
+  const bytes = new Uint8Array(chunks.reduce((length, chunk) => length + chunk.length, 0))
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.length
+  }
+  return bytes
 }
 
 /** Each stored record's JSON text: a stored record never changes (a change stores a new one), so its text holds while it lives. */

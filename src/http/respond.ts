@@ -1,7 +1,7 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { finishReading } from './body.js'
-import { stringifyBody } from './RawJson.js'
+import { bodyBytes } from './RawJson.js'
 
 /**
  * A JSON answer with `meta` (the request id and the sandbox clock) and the
@@ -20,7 +20,7 @@ export function respond(
   at: number = sandbox.clock.now(),
 ): Response {
   const meta = { request_id: requestId, timestamp: new Date(at).toISOString() }
-  return new Response(stringifyBody({ ...body, meta }), {
+  return new Response(bodyBytes({ ...body, meta }), {
     status,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers },
   })
