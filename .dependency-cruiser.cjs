@@ -10,6 +10,7 @@ const FLOORS = [
   'sandbox', // one world and its services: writes, keys, faults, endings, live mode, factories
   'sessions', // the registry of named worlds: made on first use, put away and brought back
   'http', // the API pipeline and its endpoints, and what every answer shares
+  'proxy', // proxy mode: /v1/ sent to a real service, its answers held to the contract, drift, recording
   'control', // the control plane /_sandbox/
   'openapi', // the OpenAPI document
   'handlers', // the one MSW handler: dispatch to the API, the control plane, the document

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { FieldError } from '../schemas/index.js'
 
@@ -20,7 +21,8 @@ export interface ControlRoute<Query extends z.ZodObject = z.ZodObject, Body exte
   status?: number
   /** The successful answer's body, envelope included. */
   response: z.ZodType
-  answer(context: { sandbox: Sandbox; query: z.infer<Query>; body: z.infer<Body> }): Promise<ControlAnswer> | ControlAnswer
+  /** `proxy`: the proxy in front of the API at this root, in proxy mode. */
+  answer(context: { sandbox: Sandbox; query: z.infer<Query>; body: z.infer<Body>; proxy?: UpstreamProxy }): Promise<ControlAnswer> | ControlAnswer
 }
 
 export interface ControlAnswer {

@@ -5,6 +5,7 @@ import { parseQuery } from '../http/parameters.js'
 import { successStatusOf } from '../http/prefer.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedAnswer, respond } from '../http/respond.js'
+import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { parseBody } from '../schemas/parseBody.js'
@@ -20,7 +21,7 @@ import { controlRoutes } from './controlRoutes.js'
  * const request = new Request('http://127.0.0.1:4010/_sandbox/reset', { method: 'POST' })
  * await answerControl(sandbox, request, '/_sandbox/reset', new URL(request.url))
  */
-export async function answerControl(sandbox: Sandbox, request: Request, path: string, url: URL): Promise<Response> {
+export async function answerControl(sandbox: Sandbox, request: Request, path: string, url: URL, _root = '', proxy?: UpstreamProxy): Promise<Response> {
   const requestId = newRequestId()
   try {
     await sandbox.ready
@@ -30,7 +31,7 @@ export async function answerControl(sandbox: Sandbox, request: Request, path: st
     const fields = route.body && (await readJsonObject(request, { optional: true }))
     const body = route.body ? parseBody(route.body, fields, route.checkBody?.(sandbox, fields!)) : undefined
     await sandbox.settle()
-    const result = await route.answer({ sandbox, query, body })
+    const result = await route.answer({ sandbox, query, body, proxy })
     return respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers)
   } catch (error) {
     return failedAnswer(sandbox, requestId, request, error)

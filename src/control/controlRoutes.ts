@@ -7,6 +7,7 @@ import { businessTypes } from '../world/fixtures.js'
 import {
   ClockRequest,
   ClockState,
+  DriftReport,
   Health,
   JournalEntry,
   KeyUsage,
@@ -20,6 +21,7 @@ import {
 } from '../schemas/index.js'
 import { scenarios, SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { routes } from '../http/routes.js'
+import { noDrift } from '../proxy/Drift.js'
 import { defineControlRoute, type ControlRoute } from './ControlRoute.js'
 
 const NoQuery = z.object({})
@@ -62,12 +64,13 @@ export const controlRoutes: readonly ControlRoute[] = [
     path: '/_sandbox/reset',
     summary: 'Reset to the seeded world',
     description:
-      'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report and the rate limits. `{"scenario": "empty"}` seeds that scenario instead.',
+      'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report, the rate limits and, in proxy mode, the drift report. `{"scenario": "empty"}` seeds that scenario instead.',
     query: NoQuery,
     body: ResetRequest,
     response: RecordEnvelope(Health),
-    answer: async ({ sandbox, body }) => {
+    answer: async ({ sandbox, body, proxy }) => {
       await sandbox.reset(body)
+      proxy?.clear()
       return { body: { data: sandbox.health() } }
     },
   }),
@@ -86,6 +89,16 @@ export const controlRoutes: readonly ControlRoute[] = [
     }),
     response: RecordEnvelope(z.array(JournalEntry)),
     answer: ({ sandbox, query }) => ({ body: { data: sandbox.journal.entries(query.limit) } }),
+  }),
+  defineControlRoute({
+    method: 'GET',
+    path: '/_sandbox/drift',
+    summary: 'How the upstream differs from the contract (proxy mode)',
+    description:
+      'With --proxy: per endpoint and rule, how many of the upstream\'s answers broke what the contract promises, with the first examples (field, expected, got, and the upstream\'s request id), to paste into a ticket for the vendor. Since the proxy started or the last reset. Without a proxy: empty, with upstream null.',
+    query: NoQuery,
+    response: RecordEnvelope(DriftReport),
+    answer: ({ proxy }) => ({ body: { data: proxy?.drift.report() ?? noDrift() } }),
   }),
   defineControlRoute({
     method: 'GET',

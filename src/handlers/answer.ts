@@ -9,6 +9,7 @@ import { errorResponse, failedAnswer, toApiError } from '../http/respond.js'
 import { routes } from '../http/routes.js'
 import { answerDocument, DOCUMENT_ROUTE } from '../openapi/answerDocument.js'
 import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
+import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
@@ -18,13 +19,15 @@ import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 interface Plane {
   owns(path: string): boolean
   routes: readonly Matchable[]
-  /** `root` is the session's root path (`/sessions/{name}`), or '' for the bare root. */
-  answer(sandbox: Sandbox, request: Request, path: string, url: URL, root: string): Promise<Response>
+  /** `root` is the session's root path (`/sessions/{name}`), or '' for the bare root; `proxy`, in proxy mode, the proxy at that root. */
+  answer(sandbox: Sandbox, request: Request, path: string, url: URL, root: string, proxy?: UpstreamProxy): Promise<Response>
 }
+
+const API_PLANE: Plane = { owns: isApiPath, routes, answer: answerApi }
 
 /** What the sandbox answers below its base URL: the API, its control plane, and the OpenAPI document. */
 const PLANES: readonly Plane[] = [
-  { owns: isApiPath, routes, answer: answerApi },
+  API_PLANE,
   { owns: isControlPath, routes: controlRoutes, answer: answerControl },
   { owns: (path) => path === DOCUMENT_PATH, routes: [DOCUMENT_ROUTE], answer: answerDocument },
 ]
@@ -34,8 +37,9 @@ const PLANES: readonly Plane[] = [
  *
  * `/sessions/{name}/…` → that session's world (with `sessions`), the rest of
  * the path as below → `/_sandbox/sessions…` → the sessions themselves (with
- * `sessions`) → the plane that owns the path: the API under `/v1/`, the
- * control plane under `/_sandbox/`, the document at `/openapi.json`.
+ * `sessions`) → the plane that owns the path: the API under `/v1/` (with
+ * `proxy`, the upstream's at the bare root; a session's stays its world's),
+ * the control plane under `/_sandbox/`, the document at `/openapi.json`.
  *
  * Any other request gets `undefined`, so that MSW lets it pass.
  *
@@ -44,7 +48,7 @@ const PLANES: readonly Plane[] = [
  *   headers: { Authorization: 'Bearer sk_sandbox_all' },
  * }))
  */
-export async function answer(sandbox: Sandbox, request: Request, sessions?: Sessions): Promise<Response | undefined> {
+export async function answer(sandbox: Sandbox, request: Request, sessions?: Sessions, proxy?: UpstreamProxy): Promise<Response | undefined> {
   const url = new URL(request.url)
   const path = pathBelowBase(sandbox, url)
   if (path === undefined) return undefined
@@ -65,7 +69,9 @@ export async function answer(sandbox: Sandbox, request: Request, sessions?: Sess
 
   const plane = planeOf(path)
   if (!plane) return undefined
-  return sessions ? sessions.use(DEFAULT_SESSION, (world) => plane.answer(world, request, path, url, '')) : plane.answer(sandbox, request, path, url, '')
+  // In proxy mode, the bare root's API is the upstream's.
+  const answerAtRoot = (world: Sandbox) => (proxy && plane === API_PLANE ? proxy.answer(world, request, path, url) : plane.answer(world, request, path, url, '', proxy))
+  return sessions ? sessions.use(DEFAULT_SESSION, answerAtRoot) : answerAtRoot(sandbox)
 }
 
 /**

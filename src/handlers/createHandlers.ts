@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'msw'
 import { http } from 'msw/core/http'
+import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { Sessions } from '../sessions/Sessions.js'
 import { answer, sandboxPath } from './answer.js'
@@ -7,7 +8,8 @@ import { answer, sandboxPath } from './answer.js'
 /**
  * The sandbox's MSW handlers: one handler for every request to the sandbox
  * (`/v1/`, `/_sandbox/`, `/openapi.json`, and with `sessions` the roots
- * under `/sessions/`), which routes inside `answer`.
+ * under `/sessions/`), which routes inside `answer`; with `proxy`, the bare
+ * root's `/v1/` goes to the upstream.
  *
  * @note One handler, not one per endpoint: MSW tries handlers in turn and
  * each one that does not match costs about 10 µs a request; the pipeline
@@ -18,11 +20,11 @@ import { answer, sandboxPath } from './answer.js'
  * @example
  * const server = setupServer(...createHandlers(new Sandbox({ seed: 1 })))
  */
-export function createHandlers(sandbox: Sandbox, sessions?: Sessions): RequestHandler[] {
+export function createHandlers(sandbox: Sandbox, sessions?: Sessions, proxy?: UpstreamProxy): RequestHandler[] {
   return [
     http.all(
       ({ request }) => sandboxPath(sandbox, new URL(request.url), sessions) !== undefined,
-      ({ request }) => answer(sandbox, request, sessions),
+      ({ request }) => answer(sandbox, request, sessions, proxy),
     ),
   ]
 }

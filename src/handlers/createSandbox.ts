@@ -1,4 +1,6 @@
 import type { RequestHandler } from 'msw'
+import type { ProxyOptions } from '../proxy/proxyOptions.js'
+import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { Sessions } from '../sessions/Sessions.js'
@@ -8,6 +10,12 @@ import { createHandlers } from './createHandlers.js'
 export interface CreateSandboxOptions extends SandboxOptions {
   /** Sessions (`/sessions/{name}/…`) whose worlds stay in memory; the least recently used idle one is put away past it. Default 200. */
   maxSessions?: number
+  /**
+   * Proxy mode: the bare root's `/v1/` requests go to this upstream (a real
+   * service's base URL) and its answers come back held to the contract; the
+   * control plane, the document and the sessions stay the sandbox's own.
+   */
+  proxy?: string | ProxyOptions
 }
 
 /** A sandbox, its sessions, and the MSW handlers that answer over them: what `createSandbox` makes. */
@@ -16,6 +24,8 @@ export type SandboxWithHandlers = Sandbox & {
   readonly handlers: RequestHandler[]
   /** The named sessions beside this, the default one: each a world of its own at `/sessions/{name}/`. */
   readonly sessions: Sessions
+  /** In proxy mode, the proxy in front of the API: its drift report, its recording. */
+  readonly proxy?: UpstreamProxy
 }
 
 /**
@@ -25,9 +35,11 @@ export type SandboxWithHandlers = Sandbox & {
  * @example
  * const sandbox = createSandbox({ seed: 7, now: '2026-11-20T12:00:00Z', calls: 2_000 })
  * const server = setupServer(...sandbox.handlers)
+ * const checked = createSandbox({ proxy: 'https://api.example.com' }) // the real service, held to the contract
  */
-export function createSandbox({ maxSessions, ...options }: CreateSandboxOptions = {}): SandboxWithHandlers {
+export function createSandbox({ maxSessions, proxy: proxyOptions, ...options }: CreateSandboxOptions = {}): SandboxWithHandlers {
+  const proxy = proxyOptions === undefined ? undefined : new UpstreamProxy(proxyOptions)
   const sandbox = new Sandbox(options)
   const sessions = new Sessions(sandbox, options, maxSessions)
-  return Object.assign(sandbox, { sessions, handlers: createHandlers(sandbox, sessions) })
+  return Object.assign(sandbox, { sessions, proxy, handlers: createHandlers(sandbox, sessions, proxy) })
 }

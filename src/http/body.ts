@@ -51,6 +51,19 @@ function tooLarge(): ApiError {
   return new ApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.`)
 }
 
+/**
+ * A request's body as it was sent, to pass on (proxy mode); past 1 MiB, a
+ * 413 at once, and the answer closes the connection (see `finishReading`).
+ *
+ * @example
+ * const bytes = await readBodyAsSent(request)
+ */
+export async function readBodyAsSent(request: Request): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = await readAtMost(request, READ_LIMIT)
+  if (bytes === undefined) throw new ApiError('payload_too_large', `The body is larger than ${READ_LIMIT / 1024 / 1024} MiB.`)
+  return bytes as Uint8Array<ArrayBuffer>
+}
+
 /** Requests whose body was given up on past `READ_LIMIT`, unread to its end. */
 const abandoned = new WeakSet<Request>()
 

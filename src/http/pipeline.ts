@@ -155,7 +155,13 @@ function sleep(ms: number): Promise<void> {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve()
 }
 
-function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
+/**
+ * The query parameters as the journal keeps them: a repeated one with an array of its values.
+ *
+ * @example
+ * queryOf(new URLSearchParams('status=failed&status=blocked')) // { status: ['failed', 'blocked'] }
+ */
+export function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
   // No prototype: a parameter named __proto__ is kept like any other.
   const query: Record<string, string | string[]> = Object.create(null)
   for (const [name, value] of searchParams) {

@@ -2,7 +2,9 @@ import { Database } from '../data/Database.js'
 import type { ClockState, CreateContactRequest, Health } from '../schemas/index.js'
 import type { DatabaseChanges, StoredAppointment, StoredContact, StoredLead, WorldRecords } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
+import { hash32 } from '../world/random.js'
 import { seedWorld } from '../world/seedWorld.js'
+import { recordsHash } from './checkedRecords.js'
 import { Clock } from './Clock.js'
 import { Endings } from './Endings.js'
 import { Factories, type AddCallInput, type AddedCall, type AppointmentOverrides, type LeadOverrides } from './Factories.js'
@@ -65,7 +67,7 @@ export class Sandbox {
   constructor(options: SandboxOptions = {}, world: { cursorSecret?: string } = {}) {
     this.#input = options
     this.#options = resolveOptions(options)
-    const { seed, now, fixedClock, organizations, journalSize } = this.#options
+    const { seed, now, fixedClock, organizations, journalSize, records } = this.#options
     const notify = () => this.#notify()
     this.clock = new Clock(fixedClock ? now : undefined, notify)
     this.cursorSecret = world.cursorSecret ?? `call-sandbox cursor ${seed}`
@@ -73,8 +75,9 @@ export class Sandbox {
     this.#keys = new KeyRing(organizations)
     this.#faults = new Faults(this.#options)
     const db = new Database()
-    this.ready = db.load(seededWorld(seed, now, organizations))
-    this.#writes = new WriteQueue(seed, db, this.ready, notify)
+    this.ready = db.load(records ?? seededWorld(seed, now, organizations))
+    // A world started from records draws its writes from streams of its own: see recordsHash.
+    this.#writes = new WriteQueue(records === undefined ? seed : hash32(`${seed} ${recordsHash(records)}`), db, this.ready, notify)
     this.#endings = new Endings(this.#writes, this.clock)
     this.#factories = new Factories(this.#writes, () => this.#keys, this.clock)
     this.#live = new LiveMode(() => this.#options, { queue: this.#writes, clock: this.clock, keys: () => this.#keys, endings: this.#endings, factories: this.#factories })
@@ -145,9 +148,9 @@ export class Sandbox {
     await this.#writes.write(
       async ({ db, replace, setCount }) => {
         if (options) {
-          const { seed, now, organizations } = options
+          const { seed, now, organizations, records } = options
           const seeded = new Database()
-          await seeded.load(seededWorld(seed, now, organizations))
+          await seeded.load(records ?? seededWorld(seed, now, organizations))
           replace(seeded)
           this.#options = options
           this.#keys = new KeyRing(organizations)

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
+import type { WorldRecords } from '../schemas/stored.js'
 import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
+import { checkedRecords, type GivenRecords } from './checkedRecords.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
 import { parseLatency, type Latency } from './latency.js'
 import { parseRateLimit, type RateLimit } from './RateLimiter.js'
@@ -33,6 +35,12 @@ export interface SandboxOptions {
   adminToken?: string
   /** Live mode: a caller rings every interval (`true`: 30 s; milliseconds; or `'10s'`, `'2m'`, `'500ms'`). */
   live?: boolean | number | string
+  /**
+   * Records to start from instead of seeding (a recorded world, `--world`):
+   * each kind's stored records, of the `organizations`; calls with
+   * `message_times`. A reset comes back to them; a scenario changes only faults.
+   */
+  records?: GivenRecords
 }
 
 export interface ResolvedOptions {
@@ -52,6 +60,8 @@ export interface ResolvedOptions {
   adminToken: string | undefined
   /** Live mode's interval in milliseconds; undefined when off. */
   live: number | undefined
+  /** The records the world starts from instead of its seed's, checked; undefined: seeded. */
+  records: WorldRecords | undefined
 }
 
 const Organizations = z
@@ -112,6 +122,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     adminToken,
     live: parseInterval(options.live),
+    records: options.records === undefined ? undefined : checkedRecords(options.records, organizations),
   }
 }
 

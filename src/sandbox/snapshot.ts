@@ -1,6 +1,7 @@
 import type { ScenarioName } from '../schemas/index.js'
 import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
+import { recordsHash } from './checkedRecords.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
 import { Sandbox, type SandboxChanges } from './Sandbox.js'
 
@@ -15,7 +16,7 @@ export interface WorldOf {
   seeded_at: string
   clock: 'fixed' | 'running'
   scenario: ScenarioName
-  /** A hash of the organizations with their sizes: the same text, the same world. */
+  /** A hash of the organizations with their sizes (and the records a recorded world starts from): the same text, the same world. */
   organizations: string
 }
 
@@ -42,8 +43,9 @@ export function worldOf(sandbox: Sandbox): WorldOf {
 export function worldOfOptions(options: ResolvedOptions): WorldOf {
   let world = worlds.get(options)
   if (!world) {
-    const { seed, now, fixedClock, scenario, organizations } = options
-    world = { seed, seeded_at: iso(now), clock: fixedClock ? 'fixed' : 'running', scenario, organizations: hash32(JSON.stringify(organizations)).toString(36) }
+    const { seed, now, fixedClock, scenario, organizations, records } = options
+    const hashed = records === undefined ? organizations : [organizations, recordsHash(records)]
+    world = { seed, seeded_at: iso(now), clock: fixedClock ? 'fixed' : 'running', scenario, organizations: hash32(JSON.stringify(hashed)).toString(36) }
     worlds.set(options, world)
   }
   return world

@@ -17,6 +17,8 @@ const STATUS_OF: Record<ErrorCode, number> = {
   internal_error: 500,
   service_unavailable: 503,
   session_exists: 409,
+  upstream_unreachable: 502,
+  upstream_timeout: 504,
 }
 
 export interface ApiErrorInit {

@@ -62,6 +62,32 @@ export const Health = z.object({
 })
 export type Health = z.infer<typeof Health>
 
+/** The rules of the contract an upstream's answer is held to in proxy mode (`--proxy`). */
+export const ContractRule = z.enum(['status', 'json', 'meta', 'request_id', 'schema', 'fields', 'error', 'record', 'transcript', 'limit', 'paging', 'order', 'filter', 'duplicate'])
+export type ContractRule = z.infer<typeof ContractRule>
+
+/** One way an upstream's answer differs from what the contract promises. */
+export const ContractViolation = z.object({
+  rule: ContractRule,
+  /** Where in the answer: `data[3].caller_phone`, `meta.request_id`, `(status)`, `(header) X-Request-Id`. */
+  field: z.string(),
+  /** What the contract promises there. */
+  expected: z.string(),
+  /** What the upstream answered there, as JSON text (shortened), or `(missing)`. */
+  got: z.string(),
+})
+export type ContractViolation = z.infer<typeof ContractViolation>
+
+/** Proxy mode: what the journal keeps of an upstream's answer held to the contract. */
+export const JournalContract = z.object({
+  /** The upstream's `X-Request-Id`, or null (none, or no answer: a 502 or 504 of the proxy's own). */
+  upstream_request_id: z.string().nullable(),
+  violation_count: z.int(),
+  /** The first 50 of them. */
+  violations: z.array(ContractViolation),
+})
+export type JournalContract = z.infer<typeof JournalContract>
+
 /** One API request as the sandbox answered it. */
 export const JournalEntry = z.object({
   request_id: z.string(),
@@ -77,6 +103,8 @@ export const JournalEntry = z.object({
   duration_ms: z.number(),
   /** The sandbox clock when it was answered. */
   timestamp: Timestamp,
+  /** Proxy mode only: the upstream's answer held to the contract. */
+  contract: JournalContract.optional(),
 })
 export type JournalEntry = z.infer<typeof JournalEntry>
 
@@ -145,3 +173,50 @@ export const SessionInfo = z.object({
 export type SessionInfo = z.infer<typeof SessionInfo>
 
 export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string(), current: z.boolean() })
+
+/** One example of a rule broken, as the drift report shows it. */
+export const DriftExample = z.object({
+  /** The proxy's request id (`X-Sandbox-Request-Id`, the journal's). */
+  request_id: z.string(),
+  /** The upstream's `X-Request-Id`, for the vendor to find the request. */
+  upstream_request_id: z.string().nullable(),
+  /** Method, path and query as sent, such as `GET /v1/calls?limit=50`. */
+  request: z.string(),
+  status: z.int(),
+  ...ContractViolation.omit({ rule: true }).shape,
+})
+
+/** `GET /_sandbox/drift`: how the upstream's answers differ from the contract, per endpoint and rule. */
+export const DriftReport = z.object({
+  /** The upstream's base URL; null without a proxy. */
+  upstream: z.string().nullable(),
+  /** When counting began: the proxy's start or the last reset; null without a proxy. */
+  since: Timestamp.nullable(),
+  /** Upstream answers held to the contract. */
+  answers: z.int(),
+  answers_with_violations: z.int(),
+  /** Requests the upstream did not answer (refused, unreachable, timed out): the proxy's own 502 and 504. */
+  unanswered: z.int(),
+  endpoints: z.array(
+    z.object({
+      /** `GET /v1/calls/:call_id`, or `GET (no such endpoint)`. */
+      endpoint: z.string(),
+      answers: z.int(),
+      answers_with_violations: z.int(),
+      unanswered: z.int(),
+      rules: z.array(
+        z.object({
+          rule: ContractRule,
+          /** What the contract promises. */
+          promise: z.string(),
+          violations: z.int(),
+          /** Answers that broke it at least once. */
+          answers: z.int(),
+          /** The first few, one per field. */
+          examples: z.array(DriftExample),
+        }),
+      ),
+    }),
+  ),
+})
+export type DriftReport = z.infer<typeof DriftReport>

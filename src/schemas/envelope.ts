@@ -34,6 +34,8 @@ export const ErrorCode = z.enum([
   'internal_error',
   'service_unavailable',
   'session_exists',
+  'upstream_unreachable',
+  'upstream_timeout',
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 

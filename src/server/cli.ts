@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
 import { parseLatency } from '../sandbox/latency.js'
 import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
@@ -26,6 +27,10 @@ const program = new Command()
   .option('--admin-token <token>', 'the token /_sandbox/ wants (Authorization: Bearer); required when --host is not loopback')
   .option('--journal-size <n>', 'requests the journal keeps (default 1000)', integer(1, 1_000_000))
   .option('--max-sessions <n>', 'sessions (/sessions/{name}/) whose worlds stay in memory; the least recently used idle one is put away past it (default 200)', integer(1, 100_000))
+  .option('--proxy <url>', "proxy mode: /v1/ requests go to this upstream (the real service's base URL), its answers held to the contract (GET /_sandbox/drift)", upstreamUrl)
+  .option('--proxy-timeout <ms>', `how long the upstream may take to answer, then 504 (default ${DEFAULT_UPSTREAM_TIMEOUT_MS})`, integer(1, 600_000))
+  .option('--record <file>', 'with --proxy: keep what the upstream answers in this new file, a world to start from with --world (no key or header is written)')
+  .option('--world <file>', 'start from a recorded world (a file --record wrote) instead of the seed')
   .option('-q, --quiet', 'no request log')
   .addHelpText(
     'after',
@@ -40,7 +45,10 @@ Examples:
   curl -X POST http://127.0.0.1:4010/_sandbox/calls        (simulate an inbound call)
   curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/sessions/ci-1/v1/calls
                                                            (a session of its own: any name, made on first use)
-  open http://127.0.0.1:4010/docs                          (the API reference)`,
+  open http://127.0.0.1:4010/docs                          (the API reference)
+  call-sandbox --proxy https://api.example.com --record recorded.json
+                                                           (the real service, checked; GET /_sandbox/drift)
+  call-sandbox --world recorded.json                       (what it answered, served by the sandbox)`,
   )
 
 const options = program.parse().opts<{
@@ -59,12 +67,22 @@ const options = program.parse().opts<{
   adminToken?: string
   journalSize?: number
   maxSessions?: number
+  proxy?: string
+  proxyTimeout?: number
+  record?: string
+  world?: string
   quiet?: boolean
 }>()
 
 try {
   const started = performance.now()
-  const running = await startServer({ ...options, organizations: options.organizations as never })
+  const { proxy, proxyTimeout, ...rest } = options
+  if (proxyTimeout !== undefined && proxy === undefined) throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
+  const running = await startServer({
+    ...rest,
+    organizations: options.organizations as never,
+    proxy: proxy === undefined ? undefined : { upstream: proxy, timeoutMs: proxyTimeout },
+  })
   const { sandbox } = running
   const width = Math.max(...sandbox.apiKeys.map(({ key }) => key.length))
   const lines = [
@@ -75,6 +93,8 @@ try {
     `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" ${running.url}/v1/calls?limit=2`,
     `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
     `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
+    ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
+    ...(options.world ? [`world: recorded in ${options.world} (the keys above stand in for the keys that recorded it)`] : []),
   ]
   console.log(lines.join('\n'))
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -138,6 +158,15 @@ function describeFaults({ latency, errorRate, rateLimit, live }: ResolvedOptions
     live !== undefined && `a live call every ${live / 1_000} s`,
   ].filter(Boolean)
   return faults.length > 0 ? `; ${faults.join(', ')}` : ''
+}
+
+function upstreamUrl(text: string): string {
+  return checked(resolveProxyOptions)(text).upstream
+}
+
+function describeProxy({ upstream, timeoutMs }: ResolvedProxyOptions, url: string, record: string | undefined): string {
+  const recording = record ? `; recording to ${record}` : ''
+  return `proxy: ${url}/v1/ goes to ${upstream}/v1/ (timeout ${timeoutMs} ms), held to the contract: ${url}/_sandbox/drift${recording}`
 }
 
 function describe(error: unknown): string {

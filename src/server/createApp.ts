@@ -8,12 +8,17 @@ import { newRequestId } from '../http/requestId.js'
 import { errorResponse, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
+import { createHandlers } from '../handlers/createHandlers.js'
+import type { ProxyOptions } from '../proxy/proxyOptions.js'
+import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 
 export interface AppOptions {
   /** No request log. */
   quiet?: boolean
   /** Where the request log goes; default stdout. */
   log?: (line: string) => void
+  /** Proxy mode, for a sandbox made without it: the bare root's `/v1/` goes to this upstream (see `createSandbox`'s `proxy`). */
+  proxy?: string | ProxyOptions
 }
 
 /** Headers a browser app on another origin may read. */
@@ -25,6 +30,8 @@ const EXPOSED_HEADERS = [
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
   'Preference-Applied',
+  'X-Sandbox-Contract',
+  'X-Sandbox-Request-Id',
 ]
 
 /**
@@ -52,8 +59,10 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   )
   // The interactive API reference, with its assets served from here: it works offline.
   app.use('/docs', referencePages())
+  if (options.proxy !== undefined && sandbox.proxy) throw new TypeError('The sandbox has a proxy already: give proxy to createSandbox or to createApp, not both.')
+  const sandboxHandlers = options.proxy === undefined ? sandbox.handlers : createHandlers(sandbox, sandbox.sessions, new UpstreamProxy(options.proxy))
   // The middleware is CommonJS and types handlers with msw's CommonJS declarations; they are the same objects.
-  const handlers = createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>))
+  const handlers = createMiddleware(...(sandboxHandlers as unknown as Parameters<typeof createMiddleware>))
   app.use((request, response, next) => {
     // @note Only the sandbox's paths go through MSW: the middleware turns every
     // request body into a web stream, and a body nobody reads then stalls its client.

@@ -1,11 +1,12 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
 import { z } from 'zod'
+import { RECORDING_FORMAT } from '../proxy/recording.js'
 import { KINDS } from '../schemas/stored.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { restoreSnapshot, snapshotOf, worldOf, type Snapshot } from '../sandbox/snapshot.js'
 import { CreateSessionRequest, ScenarioName } from '../schemas/index.js'
 import type { StoredSession } from '../sessions/Sessions.js'
+import { writeAtomically } from './writeAtomically.js'
 
 /**
  * `--data FILE`: what a sandbox's writes changed, kept on disk so that a
@@ -60,7 +61,9 @@ export function readDataFile(path: string): DataFileContent | undefined {
   } catch (error) {
     throw new DataFileError(`${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no call-sandbox data file. ${keep}`)
   }
-  if ((json as { format?: unknown })?.format !== FORMAT) throw new DataFileError(`${path} is not a call-sandbox data file. ${keep}`)
+  const format = (json as { format?: unknown })?.format
+  if (format === RECORDING_FORMAT) throw new DataFileError(`${path} is a recording (--record), not a data file: start a sandbox from it with --world ${path}. ${keep}`)
+  if (format !== FORMAT) throw new DataFileError(`${path} is not a call-sandbox data file. ${keep}`)
   const parsed = DataFileContent.safeParse(json)
   if (!parsed.success) throw new DataFileError(`${path} is a damaged call-sandbox data file:\n${z.prettifyError(parsed.error)}\n${keep}`)
   return parsed.data
@@ -92,33 +95,5 @@ export async function restoreDataFile(sandbox: SandboxWithHandlers, path: string
  */
 export function writeDataFile(path: string, sandbox: SandboxWithHandlers): void {
   const content: DataFileContent = { format: FORMAT, version: 3, ...snapshotOf(sandbox), sessions: sandbox.sessions.stored() as DataFileContent['sessions'] }
-  const temporary = `${path}.${process.pid}.tmp`
-  try {
-    const file = openSync(temporary, 'w')
-    try {
-      writeFileSync(file, JSON.stringify(content))
-      fsyncSync(file)
-    } finally {
-      closeSync(file)
-    }
-    renameSync(temporary, path)
-  } catch (error) {
-    rmSync(temporary, { force: true })
-    throw error
-  }
-  syncDirectory(dirname(path))
-}
-
-/** Makes the rename itself durable; some file systems do not allow it, and lose nothing but that. */
-function syncDirectory(directory: string): void {
-  try {
-    const handle = openSync(directory, 'r')
-    try {
-      fsyncSync(handle)
-    } finally {
-      closeSync(handle)
-    }
-  } catch {
-    // Not supported here: the rename is still atomic.
-  }
+  writeAtomically(path, JSON.stringify(content))
 }

@@ -1,4 +1,5 @@
 export * from '../index.js'
 export { createApp, type AppOptions } from './createApp.js'
 export { DataFileError, readDataFile, writeDataFile } from './dataFile.js'
+export { readRecordingFile, RecordingFileError, worldOptionsOf } from './recordingFile.js'
 export { startServer, type RunningServer, type ServerOptions } from './startServer.js'

@@ -10,14 +10,19 @@ import { errorResponse } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
 import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './dataFile.js'
+import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
 const MAX_HEADER_BYTES = 64 * 1024
 
 /** The server answers at its own origin, so a sandbox's `baseUrl` has no place here. */
-export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, AppOptions {
+export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Omit<AppOptions, 'proxy'> {
   /** A data file that keeps the sandbox's writes across restarts (`--data`). */
   data?: string
+  /** With `proxy`: keep what the upstream answers in this new file, a world to start from later (`--record`). */
+  record?: string
+  /** Start from a recording (a file `record` wrote) instead of the seed (`--world`). */
+  world?: string
   /** Default 4010; 0 picks a free port. */
   port?: number
   /** Default 127.0.0.1. */
@@ -40,18 +45,21 @@ export interface RunningServer {
  * const { url, close } = await startServer({ port: 0, quiet: true })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 4010, host = '127.0.0.1', quiet, log, data, ...sandboxOptions } = options
-  if (!isLoopback(host) && sandboxOptions.adminToken === undefined) {
+  const { port = 4010, host = '127.0.0.1', quiet, log, data, record, world, ...given } = options
+  if (!isLoopback(host) && given.adminToken === undefined) {
     throw new Error(
       `bound to ${host}, which is not loopback, the control plane would let anyone on the network reset the sandbox: give an admin token (--admin-token), or bind 127.0.0.1.`,
     )
   }
+  const sandboxOptions = withRecording(given, record, world)
   const saved = data === undefined ? undefined : readDataFile(data)
   // A saved world is seeded again as it was: at the same instant, with the same clock, in the same scenario.
-  const sandbox = createSandbox(
+  const sandbox = createFrom(
     saved ? { ...sandboxOptions, now: sandboxOptions.now ?? saved.seeded_at, clock: saved.clock, scenario: sandboxOptions.scenario ?? saved.scenario } : sandboxOptions,
+    world,
   )
   await sandbox.ready
+  const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
   if (data !== undefined) {
     if (saved) await restoreDataFile(sandbox, data, saved)
     try {
@@ -94,11 +102,36 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         closing = true
         sandbox.stop()
         sandbox.sessions.stop()
+        recording?.flush()
         server.close((error) => (error ? reject(error) : resolve()))
         server.closeIdleConnections()
         // @note Requests still running get five seconds; then their connections go too.
         setTimeout(() => server.closeAllConnections(), 5_000).unref()
       }),
+  }
+}
+
+/** The options with `record` (proxy mode, recording) and `world` (a recording's organizations, records and instant) in them. */
+function withRecording(options: CreateSandboxOptions, record: string | undefined, world: string | undefined): CreateSandboxOptions {
+  const { proxy } = options
+  if (record !== undefined && proxy === undefined) throw new Error('--record keeps what the upstream answers: give --proxy <upstream URL> too.')
+  if (world !== undefined && proxy !== undefined) throw new Error('--world and --proxy: in proxy mode the upstream answers the API, not a recorded world. Give one of them.')
+  if (world !== undefined && options.organizations !== undefined) throw new Error('--world and --organizations: a recording brings its own organizations and keys. Give one of them.')
+  if (record !== undefined) return { ...options, proxy: { ...(typeof proxy === 'string' ? { upstream: proxy } : proxy!), record: true } }
+  if (world !== undefined) {
+    const recorded = worldOptionsOf(readRecordingFile(world))
+    return { ...options, ...recorded, now: options.now ?? recorded.now }
+  }
+  return options
+}
+
+/** The sandbox of the options; records of a recording that do not fit are the recording's error, not the options'. */
+function createFrom(options: CreateSandboxOptions, world: string | undefined): SandboxWithHandlers {
+  try {
+    return createSandbox(options)
+  } catch (error) {
+    if (world === undefined) throw error
+    throw new RecordingFileError(`${world} does not fit a sandbox: ${(error as Error).message}`)
   }
 }
 

@@ -79,13 +79,16 @@ async function send(sandbox: SandboxWithHandlers, url: string, { method = 'GET',
   })
   const text = await response.text()
   assertAllowedByDocument(documentValidatorOf(sandbox), { method, url, status: response.status, headers: response.headers, text })
-  let parsed: unknown = text
+  return { status: response.status, headers: response.headers, body: jsonOrText(text) }
+}
+
+/** An answer's body parsed as JSON; not JSON, the text as it is, for the test to fail on what it expected. */
+export function jsonOrText(text: string): unknown {
   try {
-    parsed = JSON.parse(text)
+    return JSON.parse(text)
   } catch {
-    // Not JSON: the test sees the text and fails on what it expected.
+    return text
   }
-  return { status: response.status, headers: response.headers, body: parsed }
 }
 
 /** Every record of a list, walking `next_cursor` page by page. */

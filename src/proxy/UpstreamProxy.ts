@@ -1,0 +1,195 @@
+import { bearerToken } from '../http/bearerToken.js'
+import { readBodyAsSent } from '../http/body.js'
+import { queryOf } from '../http/pipeline.js'
+import { newRequestId } from '../http/requestId.js'
+import { failedAnswer } from '../http/respond.js'
+import type { Route } from '../http/Route.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import { ApiError } from '../schemas/ApiError.js'
+import { Organization, type ContractViolation } from '../schemas/index.js'
+import type { Kind } from '../schemas/stored.js'
+import { checkAnswer, type CheckedAnswer } from './checkAnswer.js'
+import { Drift } from './Drift.js'
+import { expectationOf, type Expectation } from './expectationOf.js'
+import { forward, type UpstreamAnswer } from './forward.js'
+import { resolveProxyOptions, type ProxyOptions, type ResolvedProxyOptions } from './proxyOptions.js'
+import { Recorder } from './Recorder.js'
+import type { Recording } from './recording.js'
+import { Walks } from './Walks.js'
+
+/** Keys whose organization and scopes are remembered (GET /v1/me); past it, the least recently used goes. */
+const MAX_KEYS = 1_000
+/** Violations a journal entry lists; it counts them all. */
+const JOURNALED_VIOLATIONS = 50
+/** Statuses whose answer has no body. */
+const NO_BODY = new Set([204, 205, 304])
+/** Methods the drift report names as they are; any other is `OTHER`, so that the report stays bounded. */
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
+
+/**
+ * Proxy mode: the API's requests go to a real service (the upstream), and
+ * its answers come back as they were, each held to what the sandbox itself
+ * promises (`X-Sandbox-Contract: ok` or `violations=N`), journaled with
+ * what broke, counted in the drift report, and, with `record`, kept as a
+ * world a sandbox can start from. The control plane and the document stay
+ * the sandbox's own.
+ *
+ * @example
+ * const proxy = new UpstreamProxy('https://api.example.com')
+ * const response = await proxy.answer(sandbox, request, '/v1/calls', new URL(request.url))
+ * proxy.drift.report()
+ */
+export class UpstreamProxy {
+  readonly options: ResolvedProxyOptions
+  /** How the upstream's answers differ from the contract (`GET /_sandbox/drift`). */
+  readonly drift: Drift
+  /** What the upstream answered, kept to start a sandbox from; only with `record`. */
+  readonly recorder: Recorder | undefined
+  readonly #walks = new Walks()
+  /** What GET /v1/me said of each key: its organization and scopes. In memory only. */
+  readonly #keys = new Map<string, Organization>()
+  /** This proxy's entry in `Via`, to know a request of its own that came back to it. */
+  readonly #via = `1.1 call-sandbox-${newRequestId().slice(4, 16)}`
+
+  constructor(options: string | ProxyOptions) {
+    this.options = resolveProxyOptions(options)
+    this.drift = new Drift(this.options.upstream)
+    this.recorder = this.options.record ? new Recorder(this.options.upstream) : undefined
+  }
+
+  /**
+   * Answers one API request (a path under `/v1/`) from the upstream:
+   * the body read once → what the contract gives the request, from the
+   * request alone → the upstream's answer (502/504 when there is none) →
+   * that answer held to the contract, and its place in a walk through a
+   * list's pages → what it says of the key (GET /v1/me) → recorded → sent
+   * back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
+   * → journal and drift report.
+   */
+  async answer(world: Sandbox, request: Request, path: string, url: URL): Promise<Response> {
+    const started = performance.now()
+    const requestId = newRequestId()
+    const token = bearerToken(request.headers.get('authorization'))
+    let expectation: Expectation | undefined
+    let answer: UpstreamAnswer | undefined
+    let violations: ContractViolation[] = []
+    let response: Response
+    try {
+      await world.ready
+      // A request of this proxy's own, come back: the upstream is this proxy.
+      if (request.headers.get('via')?.includes(this.#via)) {
+        throw new ApiError('upstream_unreachable', `The upstream ${this.options.upstream} is this proxy itself: give --proxy the real service's URL.`)
+      }
+      // The body, read once: it goes upstream as it came, and the sandbox's own checks read it too.
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readBodyAsSent(request)
+      // What the contract gives this request, judged from the request alone.
+      expectation = await expectationOf(request, path, url, body, token === null ? undefined : this.#keys.get(token)?.scopes)
+      // The upstream's answer, whole.
+      answer = await this.#forward(path + url.search, request.method, request.headers, body)
+      // Held to the contract: the answer itself, then its place in a walk through a list's pages.
+      const checked = checkAnswer(request.method, expectation, answer)
+      violations = [...checked.violations, ...this.#walked(expectation, answer, checked)]
+      // What the upstream says of the key, and what it answered, kept.
+      if (token !== null && expectation.route && answer.status >= 200 && answer.status < 300) await this.#learn(token, request, expectation.route, checked)
+
+      const headers = new Headers(answer.headers)
+      headers.set('X-Sandbox-Contract', violations.length === 0 ? 'ok' : `violations=${violations.length}`)
+      headers.set('X-Sandbox-Request-Id', requestId)
+      response = new Response(NO_BODY.has(answer.status) || request.method === 'HEAD' ? null : answer.bytes, { status: answer.status, headers })
+    } catch (error) {
+      response = await failedAnswer(world, requestId, request, error)
+      response.headers.set('X-Sandbox-Request-Id', requestId)
+    }
+
+    const upstreamRequestId = answer?.headers.get('x-request-id') ?? null
+    world.journal.record({
+      request_id: requestId,
+      method: request.method,
+      path,
+      query: queryOf(url.searchParams),
+      status: response.status,
+      key: token === null ? null : redacted(token),
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      timestamp: world.clock.iso(),
+      contract: { upstream_request_id: upstreamRequestId, violation_count: violations.length, violations: violations.slice(0, JOURNALED_VIOLATIONS) },
+    })
+    const route = expectation?.route
+    this.drift.add({
+      endpoint: route ? `${route.method} ${route.path}` : `${METHODS.has(request.method) ? request.method : 'OTHER'} (no such endpoint)`,
+      request_id: requestId,
+      upstream_request_id: upstreamRequestId,
+      request: `${request.method} ${path}${url.search}`,
+      status: response.status,
+      answered: answer !== undefined,
+      violations,
+    })
+    return response
+  }
+
+  /**
+   * What was recorded so far (with `record`), as a `--world` file holds it.
+   *
+   * @example
+   * writeFileSync('recorded.json', JSON.stringify(sandbox.proxy.recording()))
+   */
+  recording(): Recording | undefined {
+    return this.recorder?.recording()
+  }
+
+  /** Starts the drift report and the walks afresh (a reset); the recording stays. */
+  clear(): void {
+    this.drift.clear()
+    this.#walks.clear()
+  }
+
+  #forward(pathAndQuery: string, method: string, headers: Headers, body: Uint8Array<ArrayBuffer> | undefined): Promise<UpstreamAnswer> {
+    return forward({ target: this.options.upstream + pathAndQuery, method, headers, body, timeoutMs: this.options.timeoutMs, via: this.#via })
+  }
+
+  /** A list page's place in its walk through the pages: no record twice, each page after the last. */
+  #walked({ route, query }: Expectation, answer: UpstreamAnswer, { body }: CheckedAnswer): ContractViolation[] {
+    if (!route || !query || answer.status !== 200 || !Array.isArray(body?.data) || !('has_more' in body)) return []
+    return this.#walks.page(query.cursor as string | undefined, body.data, body.next_cursor)
+  }
+
+  /** Learns the key's organization and scopes from GET /v1/me, and records what the answer holds. */
+  async #learn(token: string, request: Request, route: Route, { body, records }: CheckedAnswer): Promise<void> {
+    if (route.path === '/v1/me') {
+      const me = Organization.safeParse(records[0])
+      if (me.success) this.#remember(token, me.data)
+    }
+    if (!this.recorder || records.length === 0) return
+    const me = this.#keys.get(token) ?? (await this.#askMe(token, request.headers.get('authorization')!))
+    if (!me) return
+    const kind = route.path === '/v1/me' ? undefined : (route.path.split('/')[2] as Kind)
+    this.recorder.keep(token, me, kind, records, (body?.meta as { timestamp?: unknown } | undefined)?.timestamp)
+  }
+
+  /** Asks the upstream GET /v1/me for a key seen for the first time while recording: whose records are these? */
+  async #askMe(token: string, authorization: string): Promise<Organization | undefined> {
+    try {
+      const answer = await this.#forward('/v1/me', 'GET', new Headers({ authorization, accept: 'application/json' }), undefined)
+      const me = Organization.safeParse(JSON.parse(new TextDecoder().decode(answer.bytes))?.data)
+      if (answer.status !== 200 || !me.success) return undefined
+      this.#remember(token, me.data)
+      return me.data
+    } catch {
+      // No organization known: the answer is not recorded; the next one asks again.
+      return undefined
+    }
+  }
+
+  #remember(token: string, me: Organization): void {
+    this.#keys.delete(token)
+    this.#keys.set(token, me)
+    if (this.#keys.size > MAX_KEYS) this.#keys.delete(this.#keys.keys().next().value!)
+  }
+}
+
+/**
+ * A key as the journal shows it in proxy mode, where keys are real: its
+ * first three and last four characters (`sk_…a1b2`), nothing of a short one.
+ */
+function redacted(token: string): string {
+  return token.length >= 12 ? `${token.slice(0, 3)}…${token.slice(-4)}` : '…'
+}

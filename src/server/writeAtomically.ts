@@ -1,0 +1,42 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+
+/**
+ * Writes a file atomically: a temporary file beside it, flushed to disk,
+ * then renamed over it, so that a crash leaves the old file or the new one,
+ * never half of one.
+ *
+ * @example
+ * writeAtomically('./sandbox-data.json', JSON.stringify(content))
+ */
+export function writeAtomically(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`
+  try {
+    const file = openSync(temporary, 'w')
+    try {
+      writeFileSync(file, text)
+      fsyncSync(file)
+    } finally {
+      closeSync(file)
+    }
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
+  syncDirectory(dirname(path))
+}
+
+/** Makes the rename itself durable; some file systems do not allow it, and lose nothing but that. */
+function syncDirectory(directory: string): void {
+  try {
+    const handle = openSync(directory, 'r')
+    try {
+      fsyncSync(handle)
+    } finally {
+      closeSync(handle)
+    }
+  } catch {
+    // Not supported here: the rename is still atomic.
+  }
+}
