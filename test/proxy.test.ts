@@ -286,6 +286,24 @@ describe('proxy mode, in front of an upstream that drifts from the contract', ()
   })
 })
 
+it("holds a key to the scopes GET /v1/me gave it: once the upstream said them, a 200 where the key lacks the scope is a wrong status", async () => {
+  const world = createSandbox({ now: NOW })
+  await world.ready
+  // An upstream whose keys read every list, whatever their scopes: it answers the leads of sk_sandbox_calls.
+  const upstream = await fakeUpstream(async (request, response) => {
+    const url = new URL(request.url!, 'http://upstream.test')
+    const answered = (await answer(world, new Request(url, { headers: { authorization: url.pathname === '/v1/me' ? request.headers.authorization! : 'Bearer sk_sandbox_all' } })))!
+    response.writeHead(answered.status, Object.fromEntries(answered.headers)).end(await answered.text())
+  })
+  const proxy = await sandboxServer({ proxy: upstream })
+  const key = 'sk_sandbox_calls'
+  expect((await call(`${proxy.url}/v1/leads?limit=1`, { key })).headers.get('x-sandbox-contract')).toBe('ok')
+  expect((await call(`${proxy.url}/v1/me`, { key })).body.data.scopes).toEqual(['calls:read'])
+  expect((await call(`${proxy.url}/v1/leads?limit=1`, { key })).headers.get('x-sandbox-contract')).toBe('violations=1')
+  const { examples } = (await driftReport(proxy.url)).endpoints.find(({ endpoint }: { endpoint: string }) => endpoint === 'GET /v1/leads').rules[0]
+  expect(examples).toEqual([expect.objectContaining({ field: '(status)', expected: '403 or 401: the key lacks leads:read (its scopes, as GET /v1/me said: calls:read)', got: '200' })])
+})
+
 describe('proxy mode, when the upstream gives no answer', () => {
   /** A port nothing listens on: a server's, once closed. */
   async function closedPort(): Promise<number> {

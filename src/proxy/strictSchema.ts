@@ -87,6 +87,6 @@ const SHOWN_LENGTH = 120
  */
 export function shown(value: unknown): string {
   if (value === undefined) return '(missing)'
-  const text = typeof value === 'string' && value.length > SHOWN_LENGTH ? JSON.stringify(`${value.slice(0, SHOWN_LENGTH)}…`) : JSON.stringify(value)
+  const text = JSON.stringify(value)
   return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}…` : text
 }
