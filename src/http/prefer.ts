@@ -3,6 +3,7 @@ import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import type { Route } from './Route.js'
 import { routes } from './routes.js'
+import { thousands } from '../schemas/thousands.js'
 
 /** What a request asked for with `Prefer` (RFC 7240), and how to say it was applied. */
 export interface Preferences {
@@ -43,7 +44,7 @@ export function parsePrefer(header: string | null, route: Route): Preferences {
       preferences.applied.push(`code=${code}`)
     } else if (name === 'delay' && preferences.delay === undefined) {
       if (!/^\d{1,5}$/.test(raw) || Number(raw) > MAX_LATENCY_MS) {
-        throw preferProblem(`Prefer: delay= takes milliseconds from 0 to ${MAX_LATENCY_MS.toLocaleString('en-US')}; got "${raw}".`)
+        throw preferProblem(`Prefer: delay= takes milliseconds from 0 to ${thousands(MAX_LATENCY_MS)}; got "${raw}".`)
       }
       preferences.delay = Number(raw)
       preferences.applied.push(`delay=${preferences.delay}`)

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { E164_MESSAGE, E164_PATTERN, PhoneNumber, Timestamp, Uuid } from './common.js'
+import { thousands } from './thousands.js'
 
 export const ContactSource = z.enum(['inbound_call', 'api'])
 export type ContactSource = z.infer<typeof ContactSource>
@@ -23,7 +24,7 @@ export const MAX_FIELD_LENGTH = 1_000
 export const MAX_NOTES_LENGTH = 10_000
 
 const text = (max: number) =>
-  z.string({ error: 'must be a string' }).max(max, `must be at most ${max.toLocaleString('en-US')} characters`)
+  z.string({ error: 'must be a string' }).max(max, `must be at most ${thousands(max)} characters`)
 
 /** Body of `POST /v1/contacts`. `phone` is required; the rest may be omitted or null. */
 export const CreateContactRequest = z.strictObject({
@@ -33,7 +34,7 @@ export const CreateContactRequest = z.strictObject({
   name: text(MAX_FIELD_LENGTH).nullish(),
   email: z
     .email({ error: 'must be a valid email address' })
-    .max(MAX_FIELD_LENGTH, `must be at most ${MAX_FIELD_LENGTH.toLocaleString('en-US')} characters`)
+    .max(MAX_FIELD_LENGTH, `must be at most ${thousands(MAX_FIELD_LENGTH)} characters`)
     .nullish(),
   company: text(MAX_FIELD_LENGTH).nullish(),
   notes: text(MAX_NOTES_LENGTH).nullish(),
