@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { gzipSync } from 'node:zlib'
 import { setupServer } from 'msw/node'
 import { describe, expect, it } from 'vitest'
 import { answer, createSandbox } from '../src/index.js'
@@ -302,6 +303,21 @@ it("holds a key to the scopes GET /v1/me gave it: once the upstream said them, a
   expect((await call(`${proxy.url}/v1/leads?limit=1`, { key })).headers.get('x-sandbox-contract')).toBe('violations=1')
   const { examples } = (await driftReport(proxy.url)).endpoints.find(({ endpoint }: { endpoint: string }) => endpoint === 'GET /v1/leads').rules[0]
   expect(examples).toEqual([expect.objectContaining({ field: '(status)', expected: '403 or 401: the key lacks leads:read (its scopes, as GET /v1/me said: calls:read)', got: '200' })])
+})
+
+it('passes on a compressed answer decoded, without its Content-Encoding, though it asked for none', async () => {
+  const world = createSandbox({ now: NOW })
+  await world.ready
+  const upstream = await fakeUpstream(async (request, response) => {
+    expect(request.headers['accept-encoding']).toBe('identity')
+    const answered = (await answer(world, new Request(new URL(request.url!, 'http://upstream.test'), { headers: { authorization: request.headers.authorization! } })))!
+    response.writeHead(answered.status, { ...Object.fromEntries(answered.headers), 'Content-Encoding': 'gzip' }).end(gzipSync(await answered.text()))
+  })
+  const proxy = await sandboxServer({ proxy: upstream })
+  const got = await call(`${proxy.url}/v1/me`)
+  expect(got.body.data.organization_name).toBe('Harbor Dental Care')
+  expect(got.headers.get('content-encoding')).toBeNull()
+  expect(got.headers.get('x-sandbox-contract')).toBe('ok')
 })
 
 describe('proxy mode, when the upstream gives no answer', () => {

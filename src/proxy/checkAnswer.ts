@@ -1,4 +1,4 @@
-import { compare, positionOf } from '../data/KeysetIndex.js'
+import { compare, positionOf, type KeysetPosition } from '../data/KeysetIndex.js'
 import type { Route } from '../http/Route.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { CallWithMessages, DEFAULT_LIMIT, ErrorCode, ErrorEnvelope, LIST_FILTERS, type ContractRule, type ContractViolation } from '../schemas/index.js'
@@ -150,15 +150,16 @@ function listViolations(body: Record<string, unknown>, kind: Kind, query: Record
 
   // Order and repeats within the page.
   const ids = new Set<string>()
-  let previous: { created_at: string; id: string } | undefined
+  let previous: { item: { created_at: string; id: string }; at: KeysetPosition } | undefined
   data.forEach((item, i) => {
     if (!isListedRecord(item)) return
+    const at = positionOf(item)
     if (ids.has(item.id)) violations.push({ rule: 'duplicate', field: `data[${i}].id`, expected: 'an id not listed earlier in the page', got: shown(item.id) })
-    else if (previous && compare(positionOf(previous), positionOf(item)) >= 0) {
-      violations.push({ rule: 'order', field: `data[${i}]`, expected: `after ${previous.created_at} ${previous.id} (created_at desc, then id desc)`, got: `${item.created_at} ${item.id}` })
+    else if (previous && compare(previous.at, at) >= 0) {
+      violations.push({ rule: 'order', field: `data[${i}]`, expected: `after ${previous.item.created_at} ${previous.item.id} (created_at desc, then id desc)`, got: `${item.created_at} ${item.id}` })
     }
     ids.add(item.id)
-    previous = item
+    previous = { item, at }
   })
 
   // Filters: every record matches what was asked.

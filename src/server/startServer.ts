@@ -9,6 +9,7 @@ import { methodOutsideFetch } from '../handlers/answer.js'
 import { errorResponse } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
+import { sendingOverHttp } from './sendOverHttp.js'
 import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './dataFile.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
 
@@ -111,13 +112,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
 }
 
-/** The options with `record` (proxy mode, recording) and `world` (a recording's organizations, records and instant) in them. */
+/**
+ * The options with `record` (proxy mode, recording) and `world` (a
+ * recording's organizations, records and instant) in them; a proxy sends
+ * over node:http.
+ */
 function withRecording(options: CreateSandboxOptions, record: string | undefined, world: string | undefined): CreateSandboxOptions {
   const { proxy } = options
   if (record !== undefined && proxy === undefined) throw new Error('--record keeps what the upstream answers: give --proxy <upstream URL> too.')
   if (world !== undefined && proxy !== undefined) throw new Error('--world and --proxy: in proxy mode the upstream answers the API, not a recorded world. Give one of them.')
   if (world !== undefined && options.organizations !== undefined) throw new Error('--world and --organizations: a recording brings its own organizations and keys. Give one of them.')
-  if (record !== undefined) return { ...options, proxy: { ...(typeof proxy === 'string' ? { upstream: proxy } : proxy!), record: true } }
+  if (proxy !== undefined) return { ...options, proxy: { ...sendingOverHttp(proxy), ...(record !== undefined && { record: true }) } }
   if (world !== undefined) {
     const recorded = worldOptionsOf(readRecordingFile(world))
     return { ...options, ...recorded, now: options.now ?? recorded.now }
