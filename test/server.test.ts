@@ -8,11 +8,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ErrorEnvelope, Meta } from '../src/index.js'
 import { startServer, type RunningServer } from '../src/server/startServer.js'
+import { tempFolder } from './support/tempFolder.js'
 import { NOW, ORG_1 } from './support/transports.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -454,7 +456,7 @@ describe('the call-sandbox program', () => {
     const { code } = await cli.exit()
 
     expect(code, cli.stderr()).toBe(0)
-    for (const flag of ['--port', '--host', '--seed', '--now', '--data', '--scenario', '--latency', '--error-rate', '--rate-limit', '--live', '--admin-token', '--journal-size', '--quiet']) {
+    for (const flag of ['--port', '--host', '--seed', '--now', '--data', '--scenario', '--latency', '--error-rate', '--rate-limit', '--live', '--admin-token', '--journal-size', '--proxy', '--proxy-timeout', '--record', '--world', '--quiet']) {
       expect(cli.stdout(), `${flag} in:\n${cli.stdout()}`).toMatch(new RegExp(`^\\s+(-\\w, )?${flag}\\b`, 'm'))
     }
   })
@@ -521,6 +523,10 @@ describe('the call-sandbox program', () => {
     { args: ['--live', '1h30'], message: /live.*1h30/i },
     { args: ['--host', '0.0.0.0', '--port', '0'], message: /not loopback.*--admin-token/ },
     { args: ['--bogus'], message: /unknown option.*--bogus/i },
+    { args: ['--proxy', 'ftp://api.example.com'], message: /--proxy.*http: or https:/ },
+    { args: ['--proxy-timeout', '500'], message: /--proxy-timeout goes with --proxy/ },
+    { args: ['--record', 'recorded.json'], message: /--record .*give --proxy/ },
+    { args: ['--world', '/nonexistent-recording.json'], message: /nonexistent-recording\.json does not exist/ },
   ])('refuses $args with a clear message, no stack trace, and a non-zero exit', async ({ args, message }) => {
     const cli = runCli(args)
     const { code } = await cli.exit(10_000)
@@ -530,6 +536,30 @@ describe('the call-sandbox program', () => {
     expect(cli.stderr()).toMatch(message)
     expect(cli.stderr(), 'a stack trace').not.toMatch(/^\s+at .+[(:]\d+/m)
     expect(cli.stdout()).not.toMatch(LISTENING)
+  })
+
+  it('--proxy with --record in front of another sandbox says so at start, passes requests on checked, and writes a recording that --world serves', async () => {
+    const upstream = await startServer({ port: 0, quiet: true, now: NOW })
+    const file = join(tempFolder('cli-record'), 'recorded.json')
+    try {
+      const proxy = runCli(['--port', '0', '--proxy', upstream.url, '--proxy-timeout', '5000', '--record', file])
+      const { url } = await listening(proxy)
+      const banner = await proxy.waitForOutput((text) => text.includes('proxy:'), 'the proxy line')
+      expect(banner).toContain(`proxy: ${url}/v1/ goes to ${upstream.url}/v1/ (timeout 5000 ms), held to the contract: ${url}/_sandbox/drift; recording to ${file}`)
+      const calls = await fetch(`${url}/v1/calls?limit=3`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      expect(calls.headers.get('x-sandbox-contract')).toBe('ok')
+      const listed = (await json(calls)).data
+      proxy.child.kill('SIGTERM')
+      expect((await proxy.exit(5_000)).code, proxy.stderr()).toBe(0)
+
+      const world = runCli(['--port', '0', '--world', file])
+      const served = await listening(world)
+      expect(await world.waitForOutput((text) => text.includes('world:'), 'the world line')).toMatch(/sk_recorded_1 +Harbor Dental Care: calls:read/)
+      const recorded = await fetch(`${served.url}/v1/calls?limit=3`, { headers: { Authorization: 'Bearer sk_recorded_1' } })
+      expect((await json(recorded)).data).toEqual(listed)
+    } finally {
+      await upstream.close()
+    }
   })
 
   it('exits 1 with a clear message when the port is in use', async () => {
