@@ -130,6 +130,19 @@ describe('proxy mode, in front of a second sandbox', () => {
     expect(upstream.sandbox.health().records.calls).toBe(proxy.sandbox.health().records.calls - 1)
   })
 
+  it('answers a browser on another origin (CORS, the headers it may read) and logs one line a request, as for the sandbox\'s own answers', async () => {
+    const upstream = await sandboxServer()
+    const lines: string[] = []
+    const proxy = await sandboxServer({ proxy: upstream.url, quiet: false, log: (line) => lines.push(line) })
+    const got = await call(`${proxy.url}/v1/me`, { headers: { Origin: 'https://app.example.com' } })
+    expect(got.headers.get('access-control-allow-origin')).toBe('*')
+    expect(got.headers.get('access-control-expose-headers')?.split(',')).toEqual(expect.arrayContaining(['X-Request-Id', 'X-Sandbox-Contract', 'X-Sandbox-Request-Id']))
+    const preflight = await fetch(`${proxy.url}/v1/me`, { method: 'OPTIONS', headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } })
+    expect(preflight.status).toBe(204)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^GET /v1/me 200 [\\d.]+ ms ${got.headers.get('x-request-id')}$`)))
+  })
+
   it('journals each request with what its answer broke, and the key never as sent', async () => {
     const upstream = await sandboxServer()
     const proxy = await sandboxServer({ proxy: upstream.url })

@@ -47,8 +47,12 @@ export class Walks {
         violations.push({ rule: 'order', field: 'data[0]', expected: `after the previous page's last record, ${walk.last.created_at} ${walk.last.id}`, got: `${item.created_at} ${item.id}` })
       }
     })
-    for (const item of data) if (isListedRecord(item) && walk.seen.size < MAX_SEEN) walk.seen.add(item.id)
-    const last = data.findLast(isListedRecord)
+    let last: { created_at: string; id: string } | undefined
+    for (const item of data) {
+      if (!isListedRecord(item)) continue
+      if (walk.seen.size < MAX_SEEN) walk.seen.add(item.id)
+      last = item
+    }
     if (last) walk.last = { created_at: last.created_at, id: last.id }
     if (typeof nextCursor === 'string' && nextCursor !== '') {
       this.#walks.set(nextCursor, walk)
@@ -63,8 +67,11 @@ export class Walks {
   }
 }
 
-/** Whether a listed item has what list order reads: an `id` and a `created_at` that is a date. */
+/**
+ * Whether a listed item has what list order reads: an `id` and a
+ * `created_at` (a `created_at` that is no date orders nowhere, and is the schema's to name).
+ */
 export function isListedRecord(item: unknown): item is { created_at: string; id: string } {
   const candidate = item as { created_at?: unknown; id?: unknown } | null
-  return typeof candidate?.id === 'string' && typeof candidate.created_at === 'string' && !Number.isNaN(Date.parse(candidate.created_at))
+  return typeof candidate?.id === 'string' && typeof candidate.created_at === 'string'
 }

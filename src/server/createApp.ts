@@ -1,7 +1,6 @@
 import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
-import { Readable } from 'node:stream'
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
+import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
 import morgan from 'morgan'
 import { ApiError } from '../schemas/ApiError.js'
 import { isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
@@ -13,7 +12,8 @@ import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { createHandlers } from '../handlers/createHandlers.js'
 import type { ProxyOptions } from '../proxy/proxyOptions.js'
 import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
-import { DEFAULT_SESSION } from '../sessions/Sessions.js'
+import { EXPOSED_HEADERS, joinRepeatedAuthorization, OUTSIDE_FETCH, writeAnswer } from './httpAnswers.js'
+import { answerProxied, urlOf } from './proxiedRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 
 export interface AppOptions {
@@ -24,19 +24,6 @@ export interface AppOptions {
   /** Proxy mode, for a sandbox made without it: the bare root's `/v1/` goes to this upstream (see `createSandbox`'s `proxy`). */
   proxy?: string | ProxyOptions
 }
-
-/** Headers a browser app on another origin may read. */
-const EXPOSED_HEADERS = [
-  'X-Request-Id',
-  'Location',
-  'Retry-After',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Preference-Applied',
-  'X-Sandbox-Contract',
-  'X-Sandbox-Request-Id',
-]
 
 /**
  * The standalone server: the sandbox's MSW handlers behind Express, with
@@ -80,7 +67,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
     joinRepeatedAuthorization(request)
     // @note Proxy mode: the bare root's API goes straight to the proxy, as `answer` would send it, not through msw's
     // middleware, whose request handling and web streams of the bodies add about a millisecond to every request.
-    if (proxy && isApiPath(request.path)) return void answerProxied(sandbox, proxy, request, response, next)
+    if (proxy && isApiPath(request.path)) return void answerProxied(sandbox, proxy, request, response, urlOf(request)!).catch(next)
     return handlers(request, response, next)
   })
   app.use((request, response) => {
@@ -105,18 +92,6 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   return app
 }
 
-/** Methods a fetch `Request` cannot be made with, so MSW never sees them. */
-const OUTSIDE_FETCH = new Set(['CONNECT', 'TRACE', 'TRACK'])
-
-/**
- * Node keeps only the first of several Authorization headers; fetch joins
- * them with a comma. Joined here too, so that every mode refuses them alike.
- */
-function joinRepeatedAuthorization(request: ExpressRequest): void {
-  const values = request.rawHeaders.filter((_, i) => i % 2 === 1 && request.rawHeaders[i - 1]!.toLowerCase() === 'authorization')
-  if (values.length > 1) request.headers.authorization = values.join(', ')
-}
-
 /** Whether the middleware can make a URL of the request: a Host such as `exa[mple` or `a:99999` cannot. */
 function hasValidHost(request: ExpressRequest): boolean {
   try {
@@ -127,31 +102,6 @@ function hasValidHost(request: ExpressRequest): boolean {
   }
 }
 
-/** A request of the bare root's API in proxy mode, answered by the proxy in the default session's world, as `answer` would. */
-async function answerProxied(sandbox: SandboxWithHandlers, proxy: UpstreamProxy, request: ExpressRequest, response: ExpressResponse, next: NextFunction): Promise<void> {
-  try {
-    const url = new URL(request.originalUrl, `${request.protocol}://${request.get('host')}`)
-    const withBody = request.method !== 'GET' && request.method !== 'HEAD'
-    const fetchRequest = new Request(url, {
-      method: request.method,
-      headers: new Headers(request.headers as Record<string, string>),
-      body: withBody ? (Readable.toWeb(request) as ReadableStream) : undefined,
-      duplex: 'half',
-    } as RequestInit)
-    const { status, headers, body } = await sandbox.sessions.use(DEFAULT_SESSION, (world) => proxy.exchange(world, fetchRequest, url.pathname, url))
-    writeOut(response, status, headers, body)
-  } catch (error) {
-    next(error)
-  }
-}
-
 async function send(response: ExpressResponse, answer: Response): Promise<void> {
-  writeOut(response, answer.status, answer.headers, new Uint8Array(await answer.arrayBuffer()))
-}
-
-function writeOut(response: ExpressResponse, status: number, headers: Headers, body: Uint8Array | null): void {
-  response.status(status)
-  // Set-Cookie comes once per cookie; every other header once.
-  headers.forEach((value, name) => (name === 'set-cookie' ? response.appendHeader(name, value) : response.setHeader(name, value)))
-  response.end(body === null ? undefined : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  writeAnswer(response, answer.status, answer.headers, new Uint8Array(await answer.arrayBuffer()))
 }
