@@ -323,6 +323,9 @@ it('passes on a compressed answer decoded, without its Content-Encoding, though 
   await world.ready
   const upstream = await fakeUpstream(async (request, response) => {
     expect(request.headers['accept-encoding']).toBe('identity')
+    // No msw listens in this process now: nothing of msw's goes to the service.
+    expect(request.headers.accept ?? '').not.toContain('msw/passthrough')
+    expect(request.headers.via).toMatch(/^1\.1 call-sandbox-/)
     const answered = (await answer(world, new Request(new URL(request.url!, 'http://upstream.test'), { headers: { authorization: request.headers.authorization! } })))!
     response.writeHead(answered.status, { ...Object.fromEntries(answered.headers), 'Content-Encoding': 'gzip' }).end(gzipSync(await answered.text()))
   })

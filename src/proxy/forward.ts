@@ -29,8 +29,8 @@ export interface Forwarding {
  * for it uncompressed.
  */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host', 'content-length', 'expect', 'accept-encoding'])
-/** Where msw's interceptors (of fetch, of node:http) say they are listening. */
-const INTERCEPTORS = [Symbol.for('fetch-interceptor'), Symbol.for('client-request-interceptor')]
+/** The names of the global symbols msw's interceptors (of fetch, of node:http) are kept under while they listen. */
+const INTERCEPTORS = new Set(['fetch', 'fetch-interceptor', 'client-request-interceptor'])
 /** Of the answer: the body has been decoded, so its encoding and length no longer describe what goes back. */
 const DECODED = new Set(['content-encoding', 'content-length'])
 
@@ -50,7 +50,7 @@ export async function forward({ send, target, method, headers, body, timeoutMs, 
   sent.set('accept-encoding', 'identity')
   sent.set('via', [headers.get('via'), via].filter(Boolean).join(', '))
   // @note In a test run whose msw intercepts requests (setupServer), this one must reach the network, not the sandbox's own handlers.
-  if (INTERCEPTORS.some((interceptor) => (globalThis as Record<symbol, unknown>)[interceptor] !== undefined)) sent.append('accept', 'msw/passthrough')
+  if (isIntercepted()) sent.append('accept', 'msw/passthrough')
   // @note A timer of its own, not AbortSignal.timeout(), whose signal is made transferable at a cost of about 0.1 ms a request.
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), timeoutMs)
@@ -68,6 +68,17 @@ export async function forward({ send, target, method, headers, body, timeoutMs, 
   } finally {
     clearTimeout(timer)
   }
+}
+
+/**
+ * Whether msw intercepts requests in this process (a test run's setupServer).
+ *
+ * @note By the symbol's name: @mswjs/interceptors keeps each interceptor
+ * under a global symbol, `Symbol.for(…)` in the versions msw 2.12 and later
+ * bring, a `Symbol(…)` of its own in those of msw 2.11.
+ */
+function isIntercepted(): boolean {
+  return Object.getOwnPropertySymbols(globalThis).some((symbol) => INTERCEPTORS.has(symbol.description ?? ''))
 }
 
 /** Why fetch failed, in words: undici puts the system's error in `cause`. */
