@@ -40,7 +40,8 @@ function swaggerUiFolder(): string | undefined {
 /**
  * The interactive API reference at `/docs`: Swagger UI over `/openapi.json`,
  * its files served from the package itself, so that it works offline and the
- * package depends on no Swagger UI package (whose dependency reports installs).
+ * package depends on no Swagger UI package (`swagger-ui-dist` brings a
+ * telemetry install script, `@scarf/scarf`).
  *
  * @example
  * app.use('/docs', referencePages())
