@@ -254,9 +254,9 @@ describe('proxy mode, in front of an upstream that drifts from the contract', ()
     const leads = await through('/v1/leads')
     const clean = await through(`/v1/calls/${first.body.data[0].id}`)
 
-    // The answers come back as the upstream gave them, marked.
-    expect(leads.status).toBe(500)
-    expect(leads.body).toContain('<h1>500 Internal Server Error</h1>')
+    // The answers come back as the upstream gave them, marked; one that is not JSON as the contract's envelope naming what came.
+    expect(leads.status).toBe(502)
+    expect(leads.body.error).toMatchObject({ type: 'api_error', code: 'upstream_not_json', message: expect.stringMatching(/answered 500 with text\/html, not JSON/) })
     expect(clean.status).toBe(200)
     expect(marks.get(`/v1/calls/${first.body.data[0].id}`)).toBe('ok')
     for (const [path, mark] of marks) if (!path.startsWith('/v1/calls/')) expect(mark, path).toMatch(/^violations=[1-9]\d*$/)

@@ -105,6 +105,11 @@ export class UpstreamProxy {
       // Held to the contract: the answer itself, then its place in a walk through a list's pages.
       const checked = checkAnswer(request.method, expectation, answer)
       violations = [...checked.violations, ...this.#walked(expectation, answer, checked)]
+      // An answer that is not JSON is no answer of the API's: the client gets the contract's envelope naming what came.
+      if (violations.some(({ rule }) => rule === 'json')) {
+        const type = answer.headers.get('content-type') ?? 'no Content-Type'
+        throw new ApiError('upstream_not_json', `The upstream ${new URL(this.options.upstream).origin} answered ${answer.status} with ${type}, not JSON; GET /_sandbox/drift shows how it began.`)
+      }
       // What the upstream says of the key, and what it answered, kept.
       if (token !== null && expectation.route && answer.status >= 200 && answer.status < 300) await this.#learn(token, request, expectation.route, checked)
 
@@ -118,6 +123,7 @@ export class UpstreamProxy {
     } catch (error) {
       const failed = await failedAnswer(world, requestId, request, error)
       failed.headers.set('X-Sandbox-Request-Id', requestId)
+      if (violations.length > 0) failed.headers.set('X-Sandbox-Contract', `violations=${violations.length}`)
       response = { status: failed.status, headers: failed.headers, body: new Uint8Array(await failed.arrayBuffer()) }
     }
 
@@ -139,7 +145,8 @@ export class UpstreamProxy {
       request_id: requestId,
       upstream_request_id: upstreamRequestId,
       request: `${request.method} ${path}${url.search}`,
-      status: response.status,
+      // The upstream's status where it answered: what drifted is its answer, not the proxy's envelope for it.
+      status: answer?.status ?? response.status,
       answered: answer !== undefined,
       violations,
     })

@@ -19,6 +19,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   session_exists: 409,
   upstream_unreachable: 502,
   upstream_timeout: 504,
+  upstream_not_json: 502,
 }
 
 export interface ApiErrorInit {

@@ -36,6 +36,7 @@ export const ErrorCode = z.enum([
   'session_exists',
   'upstream_unreachable',
   'upstream_timeout',
+  'upstream_not_json',
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 
