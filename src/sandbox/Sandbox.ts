@@ -15,6 +15,7 @@ import { LiveMode } from './LiveMode.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js'
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
+import { Listeners } from './Listeners.js'
 import { Usage } from './Usage.js'
 import { WriteQueue, type Records } from './WriteQueue.js'
 
@@ -57,7 +58,7 @@ export class Sandbox {
   readonly #endings: Endings
   readonly #factories: Factories
   readonly #live: LiveMode
-  readonly #listeners = new Set<() => void>()
+  readonly #listeners = new Listeners('an onChange listener')
 
   /**
    * @param world.cursorSecret What cursors are checksummed with, instead of
@@ -68,7 +69,7 @@ export class Sandbox {
     this.#input = options
     this.#options = resolveOptions(options)
     const { seed, now, fixedClock, organizations, journalSize, records } = this.#options
-    const notify = () => this.#notify()
+    const notify = () => this.#listeners.notify()
     this.clock = new Clock(fixedClock ? now : undefined, notify)
     this.cursorSecret = world.cursorSecret ?? `call-sandbox cursor ${seed}`
     this.journal = new Journal(journalSize)
@@ -242,8 +243,7 @@ export class Sandbox {
    * const stop = sandbox.onChange(() => console.log(sandbox.changes().inserted.length))
    */
   onChange(listener: () => void): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+    return this.#listeners.add(listener)
   }
 
   /** How many writes there were since the seed. */
@@ -322,17 +322,6 @@ export class Sandbox {
    */
   addAppointment({ appointment, ...call }: Omit<AddCallInput, 'status' | 'reason'> & { appointment?: AppointmentOverrides } = {}): Promise<AddedCall & { appointment: StoredAppointment }> {
     return this.#factories.addAppointment(call, appointment)
-  }
-
-  /** Tells the `onChange` listeners; one that throws is logged and does not stop the others. */
-  #notify(): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener()
-      } catch (error) {
-        console.error('[call-sandbox] an onChange listener failed:', error)
-      }
-    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { resolveOptions, type SandboxOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
+import { Listeners } from '../sandbox/Listeners.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf, worldOfOptions, type Snapshot } from '../sandbox/snapshot.js'
 import { SESSION_NAME_MESSAGE, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
 
@@ -55,7 +56,7 @@ export class Sessions {
   readonly #sessions = new Map<string, Session>()
   readonly #default: Session
   #inMemory = 0
-  readonly #listeners = new Set<() => void>()
+  readonly #listeners = new Listeners('a sessions listener')
 
   /**
    * @param base The default session's world: the server's own.
@@ -117,7 +118,7 @@ export class Sessions {
     if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
     const session = newSession(chosen, options)
     this.#sessions.set(chosen, session)
-    this.#notify()
+    this.#listeners.notify()
     return this.#infoOf(session)
   }
 
@@ -142,7 +143,7 @@ export class Sessions {
       session.world.stop()
       this.#inMemory--
     }
-    this.#notify()
+    this.#listeners.notify()
     return info
   }
 
@@ -176,8 +177,7 @@ export class Sessions {
 
   /** Calls `listener` after any session changed, was made or was ended. */
   onChange(listener: () => void): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+    return this.#listeners.add(listener)
   }
 
   /** Stops every session's live mode (the server closes). */
@@ -216,7 +216,7 @@ export class Sessions {
     session.changed = false
     world.onChange(() => {
       session.changed = true
-      this.#notify()
+      this.#listeners.notify()
     })
     this.#inMemory++
     return world
@@ -262,16 +262,6 @@ export class Sessions {
       writes: world ? world.writeCount : (session.saved?.changes.writes ?? 0),
       requests: session.requests,
       in_memory: world !== undefined,
-    }
-  }
-
-  #notify(): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener()
-      } catch (error) {
-        console.error('[call-sandbox] a sessions listener failed:', error)
-      }
     }
   }
 }
