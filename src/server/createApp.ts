@@ -1,6 +1,6 @@
 import { createMiddleware } from '@mswjs/http-middleware'
 import cors from 'cors'
-import express, { type ErrorRequestHandler, type Express, type Request as ExpressRequest, type Response as ExpressResponse } from 'express'
+import express, { type ErrorRequestHandler, type Express } from 'express'
 import morgan from 'morgan'
 import { ApiError } from '../schemas/ApiError.js'
 import { isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
@@ -12,7 +12,7 @@ import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { createHandlers } from '../handlers/createHandlers.js'
 import type { ProxyOptions } from '../proxy/proxyOptions.js'
 import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
-import { EXPOSED_HEADERS, joinRepeatedAuthorization, OUTSIDE_FETCH, writeAnswer } from './httpAnswers.js'
+import { EXPOSED_HEADERS, joinRepeatedAuthorization, OUTSIDE_FETCH, sendAnswer } from './httpAnswers.js'
 import { answerProxied, urlOf } from './proxiedRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 
@@ -59,15 +59,17 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
     // @note Only the sandbox's paths go through MSW: the middleware turns every
     // request body into a web stream, and a body nobody reads then stalls its client.
     if (!isSandboxPath(request.path, true)) return next()
-    if (OUTSIDE_FETCH.has(request.method)) return void send(response, methodOutsideFetch(sandbox, request.method, request.path))
-    if (!hasValidHost(request)) {
+    if (OUTSIDE_FETCH.has(request.method)) return void sendAnswer(response, methodOutsideFetch(sandbox, request.method, request.path))
+    // The middleware makes a URL of the request: a Host such as `exa[mple` or `a:99999` cannot be one.
+    const url = urlOf(request)
+    if (!url) {
       const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })
-      return void send(response, errorResponse(sandbox, newRequestId(), error))
+      return void sendAnswer(response, errorResponse(sandbox, newRequestId(), error))
     }
     joinRepeatedAuthorization(request)
     // @note Proxy mode: the bare root's API goes straight to the proxy, as `answer` would send it, not through msw's
     // middleware, whose request handling and web streams of the bodies add about a millisecond to every request.
-    if (proxy && isApiPath(request.path)) return void answerProxied(sandbox, proxy, request, response, urlOf(request)!).catch(next)
+    if (proxy && isApiPath(request.path)) return void answerProxied(sandbox, proxy, request, response, url).catch(next)
     return handlers(request, response, next)
   })
   app.use((request, response) => {
@@ -75,7 +77,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
       'not_found',
       `No endpoint at ${request.path}. The API is under /v1/ (e.g. GET /v1/calls), the sandbox's controls under /_sandbox/, the reference at /docs.`,
     )
-    void send(response, errorResponse(sandbox, newRequestId(), error))
+    void sendAnswer(response, errorResponse(sandbox, newRequestId(), error))
   })
   const onError: ErrorRequestHandler = (error, _request, response, _next) => {
     const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500
@@ -86,22 +88,8 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
           ? new ApiError('invalid_parameter', `The request could not be read: ${error.message}.`)
           : unexpected(error)
     if (status >= 500) console.error('[call-sandbox] unexpected server error:', error)
-    void send(response, errorResponse(sandbox, newRequestId(), apiError))
+    void sendAnswer(response, errorResponse(sandbox, newRequestId(), apiError))
   }
   app.use(onError)
   return app
-}
-
-/** Whether the middleware can make a URL of the request: a Host such as `exa[mple` or `a:99999` cannot. */
-function hasValidHost(request: ExpressRequest): boolean {
-  try {
-    new URL(request.url, `${request.protocol}://${request.get('host')}`)
-    return true
-  } catch {
-    return false
-  }
-}
-
-async function send(response: ExpressResponse, answer: Response): Promise<void> {
-  writeAnswer(response, answer.status, answer.headers, new Uint8Array(await answer.arrayBuffer()))
 }

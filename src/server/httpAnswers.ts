@@ -42,3 +42,8 @@ export function writeAnswer(response: ServerResponse, status: number, headers: H
   headers.forEach((value, name) => (name === 'set-cookie' ? response.appendHeader(name, value) : response.setHeader(name, value)))
   response.end(body === null ? undefined : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
 }
+
+/** Writes a fetch `Response` out as `writeAnswer` does, once its body is read. */
+export async function sendAnswer(response: ServerResponse, answer: Response): Promise<void> {
+  writeAnswer(response, answer.status, answer.headers, new Uint8Array(await answer.arrayBuffer()))
+}

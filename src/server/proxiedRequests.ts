@@ -6,7 +6,7 @@ import { newRequestId } from '../http/requestId.js'
 import { errorResponse, unexpected } from '../http/respond.js'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
-import { EXPOSED_HEADERS, joinRepeatedAuthorization, OUTSIDE_FETCH, writeAnswer } from './httpAnswers.js'
+import { EXPOSED_HEADERS, joinRepeatedAuthorization, OUTSIDE_FETCH, sendAnswer, writeAnswer } from './httpAnswers.js'
 
 /**
  * The standalone server's listener in proxy mode: the bare root's API
@@ -37,8 +37,7 @@ export function proxiedRequests(app: RequestListener, sandbox: SandboxWithHandle
     joinRepeatedAuthorization(request)
     answerProxied(sandbox, proxy, request, response, url).catch((error: unknown) => {
       console.error('[call-sandbox] unexpected server error:', error)
-      const failed = errorResponse(sandbox, newRequestId(), unexpected(error))
-      void failed.arrayBuffer().then((bytes) => writeAnswer(response, failed.status, failed.headers, new Uint8Array(bytes)))
+      void sendAnswer(response, errorResponse(sandbox, newRequestId(), unexpected(error)))
     })
   }
 }
