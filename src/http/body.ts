@@ -42,7 +42,13 @@ export async function readJsonObject(request: Request, { optional = false } = {}
   return value as Record<string, unknown>
 }
 
-function isJsonMediaType(contentType: string | null): boolean {
+/**
+ * Whether a Content-Type is JSON: `application/json` or a `+json` type, any parameters aside.
+ *
+ * @example
+ * isJsonMediaType('application/problem+json; charset=utf-8') // true
+ */
+export function isJsonMediaType(contentType: string | null): boolean {
   const essence = contentType?.split(';')[0]?.trim().toLowerCase() ?? ''
   return essence === 'application/json' || /^application\/[\w.+-]+\+json$/.test(essence)
 }

@@ -7,6 +7,7 @@ import { ALWAYS_ALLOWED, type Expectation } from './expectationOf.js'
 import type { UpstreamAnswer } from './forward.js'
 import { shown, strictSchema, violationsOf } from './strictSchema.js'
 import { isListedRecord } from './Walks.js'
+import { isJsonMediaType } from '../http/body.js'
 
 /** What each rule holds the upstream to, as the drift report says it. */
 export const PROMISES: Record<ContractRule, string> = {
@@ -99,8 +100,7 @@ export function checkAnswer(method: string, expectation: Expectation, answer: Up
 /** The body as JSON, or what it is instead, shown. */
 function jsonOf({ headers, bytes }: UpstreamAnswer): Record<string, unknown> | string {
   const contentType = headers.get('content-type')
-  const essence = contentType?.split(';')[0]?.trim().toLowerCase() ?? ''
-  const isJson = essence === 'application/json' || /^application\/[\w.+-]+\+json$/.test(essence)
+  const isJson = isJsonMediaType(contentType)
   const type = contentType ?? 'no Content-Type'
   let text: string
   try {
