@@ -13,7 +13,7 @@ import {
   type StoredRecords,
   type WorldRecords,
 } from '../schemas/stored.js'
-import { messagesOf } from '../world/conversation.js'
+import { linesOf, messagesOf } from '../world/conversation.js'
 import { ListIndexes, type Page, type PageQuery } from './ListIndexes.js'
 
 export type { Filters, Page, PageQuery } from './ListIndexes.js'
@@ -353,10 +353,6 @@ function checkedBeforehand<T>(): StandardSchemaV1<T> {
 
 function byKind<V>(make: (kind: Kind) => V): Record<Kind, V> {
   return Object.fromEntries(KINDS.map((kind) => [kind, make(kind)])) as Record<Kind, V>
-}
-
-function linesOf(transcript: string): number {
-  return transcript === '' ? 0 : transcript.split('\n').length
 }
 
 /** Whether `times` holds one epoch-ms time for each line of `transcript`. */

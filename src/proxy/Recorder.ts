@@ -1,5 +1,6 @@
 import type { Organization, Scope } from '../schemas/index.js'
 import { KINDS, type Kind } from '../schemas/stored.js'
+import { linesOf } from '../world/conversation.js'
 import { businessTypes, type OrganizationFixture } from '../world/fixtures.js'
 import { RECORDING_FORMAT, type Recording } from './recording.js'
 
@@ -138,7 +139,7 @@ export class Recorder {
  * recording's instant, for a call still on the line).
  */
 function messageTimesOf(recorded: RecordedOrganization, call: Fields, recordedAt: number): number[] {
-  const lines = call.transcript === '' ? 0 : String(call.transcript).split('\n').length
+  const lines = linesOf(String(call.transcript))
   const seen = recorded.messageTimes.get(call.id as string)
   if (seen && seen.transcript === call.transcript && seen.times.length === lines) return seen.times
   const start = Date.parse(call.started_at as string)

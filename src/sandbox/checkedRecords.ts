@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { linesOf } from '../world/conversation.js'
 import { hash32 } from '../world/random.js'
 import { KINDS, storedSchemas, type CallWithConversation, type Kind, type StoredContact, type WorldRecords } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
@@ -78,10 +79,6 @@ export function checkedRecords(given: GivenRecords, organizations: readonly Orga
 }
 
 const MessageTimes = z.array(z.int().min(0))
-
-function linesOf(transcript: string): number {
-  return transcript === '' ? 0 : transcript.split('\n').length
-}
 
 /** @note Every session's options hold the same records: their text is hashed once. */
 const hashes = new WeakMap<WorldRecords, number>()

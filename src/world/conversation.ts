@@ -66,6 +66,16 @@ export function speak(faker: Faker, lines: readonly ScriptLine[], slots: Slots, 
 }
 
 /**
+ * How many lines (messages) a transcript has: one a line, none in an empty one.
+ *
+ * @example
+ * linesOf('Assistant: Hello.\nCaller: Hi.') // 2
+ */
+export function linesOf(transcript: string): number {
+  return transcript === '' ? 0 : transcript.split('\n').length
+}
+
+/**
  * The messages of a conversation, read back from its transcript.
  *
  * @note Only the transcript and the times are stored: the messages say the
