@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { median } from './median.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 // The built package as a consumer gets it: its entries as its `exports` resolve
@@ -36,10 +37,6 @@ const CONNECTIONS = 20
 
 // ---------------------------------------------------------------- helpers
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]
-}
 
 const children = new Set()
 const temporary = new Set()

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { median } from './median.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLI = join(ROOT, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin['call-sandbox'])
@@ -17,7 +18,6 @@ const HEADERS = { authorization: 'Bearer sk_sandbox_all' }
 const WARM_UP = 300
 const ROUNDS = 1_500
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const children = new Set()
 
 /** A CLI in a process of its own; resolves with its URL once it listens. */

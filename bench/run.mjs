@@ -3,15 +3,12 @@
 // compare on any machine: seeding per call (linear?), a page and a reset at
 // 100,000 calls against the same at the default world's 300 (flat?). The
 // start-up, the servers and the consumer's figures are in baselines.mjs.
-import { answer, createSandbox } from '../dist/src/index.js'
+import { answer, createSandbox } from 'call-sandbox'
+import { median } from './median.mjs'
 
 const NOW = '2026-11-20T12:00:00Z'
 const KEY = { Authorization: 'Bearer sk_sandbox_all' }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]
-}
 
 /** Median milliseconds of `fn`, or of what it returns when it times a part of itself. */
 async function time(fn, runs) {

@@ -2,11 +2,11 @@
 // against one seeding of the default world, the cost of a session path against
 // the bare root, and the memory of many sessions against the cap.
 import { execFileSync } from 'node:child_process'
-import { answer, createSandbox } from '../dist/src/index.js'
+import { answer, createSandbox } from 'call-sandbox'
+import { median } from './median.mjs'
 
 const NOW = '2026-11-20T12:00:00Z'
 const KEY = { Authorization: 'Bearer sk_sandbox_all' }
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 /** RSS and heap after a full collection. */
 const memory = () => {
