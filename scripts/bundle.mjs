@@ -5,17 +5,22 @@
 //   for jest and other CommonJS set-ups that cannot require ESM;
 // - dist/bin: the call-sandbox command, everything in it, msw too.
 // @note Inlined: @msw/data and what it imports (tree-shaken: importing all of
-// it costs 0.2 s, mostly es-toolkit/compat), and in CommonJS the ESM-only
-// packages too. msw stays outside (a peer: the consumer's own copy), and so
-// do the dependencies whose types the package's declarations name.
+// it costs 0.2 s, mostly es-toolkit/compat), zod (its classic entry is some
+// 70 modules and every locale: 65 ms to import, against about 15 ms for the
+// part the package uses, bundled), and in CommonJS the ESM-only packages too.
+// zod stays a dependency, for the declarations that name its types; two
+// copies of zod 4 share their registry and config (zod keeps them on
+// globalThis). msw stays outside (a peer: the consumer's own copy), and so do
+// the other dependencies.
 import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { build } from 'rolldown'
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 const ESM_ONLY = new Set(['@faker-js/faker'])
+const INLINED = new Set(['zod'])
 const outside = (names) => (id) => names.some((name) => id === name || id.startsWith(`${name}/`))
-const installed = [...Object.keys(manifest.peerDependencies), ...Object.keys(manifest.dependencies)]
+const installed = [...Object.keys(manifest.peerDependencies), ...Object.keys(manifest.dependencies)].filter((name) => !INLINED.has(name))
 
 for (const folder of ['esm', 'cjs', 'bin']) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true })
 
@@ -49,10 +54,21 @@ cpSync('dist/src', 'dist/cjs/types', { recursive: true, filter: (path) => statSy
 // its start-up (no CommonJS loader, no second msw through the middleware's
 // require('msw')), and `npx call-sandbox` runs without the peer installed.
 const mswModule = fileURLToPath(import.meta.resolve('msw'))
+const MSW_FOR_MIDDLEWARE = '\0msw-for-the-middleware'
 await build({
   input: { 'call-sandbox': 'src/server/cli.ts' },
   platform: 'node',
-  // The middleware requires msw: given msw's ES module, as the handlers are, it is one msw.
-  plugins: [{ name: 'one-msw', resolveId: (source) => (source === 'msw' ? mswModule : null) }],
+  plugins: [
+    {
+      // The middleware requires msw for handleRequest alone. Required whole,
+      // msw brings every handler kind in, graphql (260 KB) too, run at start
+      // (30 ms of it); re-exported by name from msw's ES module, it is that
+      // function and what it uses, of the same msw as the handlers'.
+      name: 'one-msw',
+      resolveId: (source, importer) =>
+        source !== 'msw' ? null : importer?.includes('@mswjs/http-middleware') ? MSW_FOR_MIDDLEWARE : mswModule,
+      load: (id) => (id === MSW_FOR_MIDDLEWARE ? `export { handleRequest } from ${JSON.stringify(mswModule)}` : null),
+    },
+  ],
   output: { dir: 'dist/bin', format: 'esm', minify: true, entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
 })

@@ -1,4 +1,4 @@
-import { createMiddleware } from '@mswjs/http-middleware'
+import { createMiddleware } from '@mswjs/http-middleware/lib/middleware.js'
 import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import morgan from 'morgan'
