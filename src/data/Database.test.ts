@@ -66,6 +66,26 @@ describe('Database', () => {
     expect(WORLD.calls.filter((call) => call.caller_phone === repeatCaller).length, 'a caller who rang more than once').toBeGreaterThan(1)
   })
 
+  it("keys each record in @msw/data by its own id, loaded, inserted or changed, and leaves the world it was given as it was", async () => {
+    const world = structuredClone(WORLD)
+    const db = new Database()
+    await db.load(world)
+    const contact = world.contacts[0]!
+    const inserted = await db.insert('contacts', { ...contact, id: '0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21', phone: '+14155550100' })
+    const changed = await db.update('calls', world.calls[0]!.id, { caller_name: 'Changed' })
+    const changedTwice = await db.update('calls', world.calls[0]!.id, { caller_name: 'Changed again' })
+    // @msw/data's key is a symbol it does not export; a record shows it among its own.
+    const keyOf = (record: object) => {
+      const symbol = Object.getOwnPropertySymbols(record).find((candidate) => candidate.description === 'kPrimaryKey')
+      return symbol && (record as Record<symbol, unknown>)[symbol]
+    }
+    for (const kind of ['calls', 'contacts', 'leads', 'appointments'] as const) {
+      for (const record of db.all(kind)) expect(keyOf(record), `${kind} ${record.id}`).toBe(record.id)
+    }
+    expect([inserted, changed, changedTwice].map(keyOf)).toEqual([inserted.id, changed.id, changed.id])
+    expect(world.contacts.every((record) => Object.getOwnPropertySymbols(record).length === 0)).toBe(true)
+  })
+
   describe('page', () => {
     let db: Database
     beforeAll(async () => {

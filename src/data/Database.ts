@@ -81,9 +81,10 @@ export class Database {
     this.#inserted = []
     this.#originals = new Map()
     const loaded: Array<[Kind, AnyRecord]> = []
+    const key = await collectionKey()
     for (const kind of KINDS) {
       const collection = this.#loaded[kind]
-      const stored = await Promise.all(world[kind].map((record) => collection.create(this.#setAside(kind, record))))
+      const stored = await Promise.all(world[kind].map((record) => collection.create(keyedById(key, this.#setAside(kind, record)))))
       for (const record of stored) {
         this.#remember(kind, record)
         loaded.push([kind, record])
@@ -257,7 +258,7 @@ export class Database {
       }
       this.#setAside(kind, record)
     }
-    const stored = await this.#written[kind].create(checked)
+    const stored = await this.#written[kind].create(keyedById(await collectionKey(), checked))
     this.#writtenIds[kind].add(stored.id)
     this.#file(kind, stored)
     this.#inserted.push([kind, stored.id])
@@ -298,7 +299,7 @@ export class Database {
     const current = this.#byId[kind].get(next.id)!
     const stored = this.#writtenIds[kind].has(next.id)
       ? await this.#written[kind].update(current, { data: (draft: AnyRecord) => void Object.assign(draft, next), strict: true })
-      : await this.#written[kind].create({ ...next })
+      : await this.#written[kind].create(keyedById(await collectionKey(), next))
     this.#writtenIds[kind].add(next.id)
     this.#forget(kind, current)
     this.#file(kind, stored)
@@ -349,6 +350,33 @@ function createCollections(): Record<Kind, AnyCollection> {
  */
 function checkedBeforehand<T>(): StandardSchemaV1<T> {
   return { '~standard': { version: 1, vendor: 'call-sandbox', validate: (value) => ({ value: value as T }) } }
+}
+
+let collectionKeyFound: Promise<symbol | undefined> | undefined
+
+/**
+ * The symbol under which `@msw/data` keeps a record's key, found once on a
+ * record of a collection of its own (`@msw/data` does not export it); none
+ * when a later version keeps it otherwise.
+ */
+function collectionKey(): Promise<symbol | undefined> {
+  collectionKeyFound ??= new Collection({ schema: checkedBeforehand<object>() })
+    .create({})
+    .then((probe) => Object.getOwnPropertySymbols(probe).find((symbol) => symbol.description === 'kPrimaryKey'))
+  return collectionKeyFound
+}
+
+/**
+ * A copy of `record` to create in a collection, keyed by the record's id.
+ *
+ * @note `@msw/data` keys a record with the key its values carry, or else with
+ * `crypto.randomUUID()`, which Node joins from 21 pieces: a string of 21
+ * links, about 490 bytes where the same flat string takes 66. That was 110 MB
+ * of a 100,000-call world's 470 MB heap. A record's id is flat, and as unique
+ * within its collection.
+ */
+function keyedById<R extends AnyRecord>(key: symbol | undefined, record: R): R {
+  return key === undefined ? { ...record } : { ...record, [key]: record.id }
 }
 
 function byKind<V>(make: (kind: Kind) => V): Record<Kind, V> {
