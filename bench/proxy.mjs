@@ -20,9 +20,10 @@ const ROUNDS = 1_500
 
 const children = new Set()
 
-/** A CLI in a process of its own; resolves with its URL once it listens. */
+/** A CLI in a process of its own; resolves with its URL once it listens. Its compile cache is off: it would outlive the bench in the temp folder. */
 function serve(args) {
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--now', NOW, '--quiet', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }
+  const child = spawn(process.execPath, [CLI, '--port', '0', '--now', NOW, '--quiet', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.add(child)
   let output = ''
   return new Promise((resolve, reject) => {

@@ -74,6 +74,8 @@ async function step(title: string, command: string, args: string[], cwd: string,
 async function startStandaloneServer(): Promise<{ url: string; stop: () => Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['dist/bin/call-sandbox.js', '--port', '0', '--now', E2E_NOW, '--quiet'], {
     cwd: ROOT,
+    // Its compile cache would outlive the run in the system's temp folder (test/server.test.ts tests the cache).
+    env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const url = await new Promise<string>((listening, failed) => {

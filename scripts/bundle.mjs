@@ -50,13 +50,15 @@ writeFileSync(new URL('../dist/cjs/package.json', import.meta.url), '{ "type": "
 cpSync('dist/src', 'dist/cjs/types', { recursive: true, filter: (path) => statSync(path).isDirectory() || path.endsWith('.d.ts') })
 
 // @note The command is a program, with no consumer's msw to share: it carries
-// its own, and Express and the rest, in one minified module graph. That halves
-// its start-up (no CommonJS loader, no second msw through the middleware's
-// require('msw')), and `npx call-sandbox` runs without the peer installed.
+// its own, and Express and the rest, in one minified bundle (dist/bin/cli.cjs).
+// That halves its start-up (no module resolution, no second msw through the
+// middleware's require('msw')), and `npx call-sandbox` runs without the peer
+// installed. It is CommonJS so that the command (dist/bin/call-sandbox.js,
+// from src/server/bin.ts) can run it from V8's code cache (compileCache.ts).
 const mswModule = fileURLToPath(import.meta.resolve('msw'))
 const MSW_FOR_MIDDLEWARE = '\0msw-for-the-middleware'
 await build({
-  input: { 'call-sandbox': 'src/server/cli.ts' },
+  input: { cli: 'src/server/cli.ts' },
   platform: 'node',
   plugins: [
     {
@@ -70,5 +72,12 @@ await build({
       load: (id) => (id === MSW_FOR_MIDDLEWARE ? `export { handleRequest } from ${JSON.stringify(mswModule)}` : null),
     },
   ],
-  output: { dir: 'dist/bin', format: 'esm', minify: true, entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+  output: { dir: 'dist/bin', format: 'cjs', minify: true, entryFileNames: '[name].cjs', codeSplitting: false },
+})
+// A module run through vm.Script has no loader for import(): none may be left in it.
+if (/\bimport\s*\(/.test(readFileSync('dist/bin/cli.cjs', 'utf8'))) throw new Error('dist/bin/cli.cjs holds an import(), which the compile cache cannot run.')
+await build({
+  input: { 'call-sandbox': 'src/server/bin.ts' },
+  platform: 'node',
+  output: { dir: 'dist/bin', format: 'esm', minify: true, entryFileNames: '[name].js' },
 })

@@ -7,7 +7,8 @@
  * builds it first.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
@@ -19,6 +20,9 @@ import { NOW, ORG_1 } from './support/transports.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLI = 'dist/bin/call-sandbox.js'
+/** The program's compile cache in these tests (see compileCache.ts), not the system's temp folder; removed at the end. */
+const COMPILE_CACHE = mkdtempSync(join(tmpdir(), 'call-sandbox-compile-cache-'))
+afterAll(() => rmSync(COMPILE_CACHE, { recursive: true, force: true }))
 const BROWSER_APP = 'http://localhost:5173'
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 
@@ -384,7 +388,7 @@ const children = new Set<ChildProcess>()
 function runCli(args: string[], env: Record<string, string | undefined> = {}): Cli {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, PORT: undefined, NODE_OPTIONS: undefined, ...env },
+    env: { ...process.env, PORT: undefined, NODE_OPTIONS: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, NODE_COMPILE_CACHE: COMPILE_CACHE, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   children.add(child)
@@ -560,6 +564,61 @@ describe('the call-sandbox program', () => {
     } finally {
       await upstream.close()
     }
+  })
+
+  describe('its compile cache', () => {
+    /** Starts the program on `cache`, checks it serves, and stops it once `whileUp` is done. */
+    async function serveOnce(cache: string, whileUp: () => Promise<void> = async () => {}, env: Record<string, string> = {}): Promise<void> {
+      const cli = runCli(['--port', '0', '--now', '2026-11-20T12:00:00Z', '--quiet'], { NODE_COMPILE_CACHE: cache, ...env })
+      const { url } = await listening(cli)
+      const response = await fetch(`${url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      expect((await json(response)).data.organization_id).toBe(ORG_1)
+      await whileUp()
+      cli.child.kill('SIGTERM')
+      expect((await cli.exit(5_000)).code, cli.stderr()).toBe(0)
+    }
+    const cacheFiles = (cache: string) => (existsSync(join(cache, 'call-sandbox')) ? readdirSync(join(cache, 'call-sandbox')) : [])
+    async function cacheWritten(cache: string): Promise<string> {
+      await vi.waitFor(() => expect(cacheFiles(cache).filter((name) => name.endsWith('.cache'))).toHaveLength(1), { timeout: 10_000, interval: 100 })
+      return join(cache, 'call-sandbox', cacheFiles(cache)[0]!)
+    }
+
+    it('keeps one for the next start, in a folder of its own closed to others, and starts from it without writing it again', async () => {
+      const cache = tempFolder('compile-cache')
+      let file = ''
+      await serveOnce(cache, async () => {
+        file = await cacheWritten(cache)
+      })
+      expect(statSync(join(cache, 'call-sandbox')).mode & 0o777).toBe(0o700)
+      expect(statSync(file).size).toBeGreaterThan(100_000)
+      const written = statSync(file).mtimeMs
+
+      // A cache V8 took is not written again; one it rejected would be, a second after the start.
+      await serveOnce(cache, () => new Promise((resolve) => setTimeout(resolve, 2_000)))
+      expect(statSync(file).mtimeMs).toBe(written)
+      expect(cacheFiles(cache)).toEqual([file.split('/').at(-1)])
+    })
+
+    it('starts as without one from a cache that does not fit, and replaces it', async () => {
+      const cache = tempFolder('compile-cache')
+      let file = ''
+      await serveOnce(cache, async () => {
+        file = await cacheWritten(cache)
+      })
+      writeFileSync(file, 'not what V8 wrote')
+      await serveOnce(cache, () => vi.waitFor(() => expect(statSync(file).size).toBeGreaterThan(100_000), { timeout: 10_000, interval: 100 }))
+    })
+
+    it('writes none with NODE_DISABLE_COMPILE_CACHE=1, nor in a folder others may write to', async () => {
+      const off = tempFolder('compile-cache')
+      await serveOnce(off, () => new Promise((resolve) => setTimeout(resolve, 2_000)), { NODE_DISABLE_COMPILE_CACHE: '1' })
+      expect(cacheFiles(off)).toEqual([])
+
+      const open = tempFolder('compile-cache')
+      chmodSync(open, 0o777)
+      await serveOnce(open, () => new Promise((resolve) => setTimeout(resolve, 2_000)))
+      expect(cacheFiles(open).filter((name) => name.endsWith('.cache'))).toEqual([])
+    })
   })
 
   it('exits 1 with a clear message when the port is in use', async () => {

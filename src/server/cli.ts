@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
@@ -74,42 +73,50 @@ const options = program.parse().opts<{
   quiet?: boolean
 }>()
 
-try {
-  const started = performance.now()
-  const { proxy, proxyTimeout, ...rest } = options
-  if (proxyTimeout !== undefined && proxy === undefined) throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
-  const running = await startServer({
-    ...rest,
-    organizations: options.organizations as never,
-    proxy: proxy === undefined ? undefined : { upstream: proxy, timeoutMs: proxyTimeout },
-  })
-  const { sandbox } = running
-  const width = Math.max(...sandbox.apiKeys.map(({ key }) => key.length))
-  const lines = [
-    `call-sandbox listening on ${running.url} (seed ${sandbox.options.seed}, ${sandbox.db.count('calls')} calls, ready in ${Math.round(performance.now() - started)} ms)`,
-    `clock: ${sandbox.clock.iso()}${sandbox.options.fixedClock ? ' (stopped)' : ''}; scenario: ${sandbox.options.scenario}${describeFaults(sandbox.options)}`,
-    'API keys (Authorization: Bearer <key>):',
-    ...sandbox.apiKeys.map(({ key, organization, scopes }) => `  ${key.padEnd(width)}  ${organization.organization_name}: ${scopes.join(', ')}`),
-    `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" ${running.url}/v1/calls?limit=2`,
-    `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
-    `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
-    ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
-    ...(options.world ? [`world: recorded in ${options.world} (the keys above stand in for the keys that recorded it)`] : []),
-  ]
-  console.log(lines.join('\n'))
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      console.log(`${signal}: closing`)
-      running.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      )
+/**
+ * @note A function, not top-level await: the command is bundled as CommonJS,
+ * which `bin.ts` runs with V8's code cache (see `compileCache.ts`).
+ */
+async function main(): Promise<void> {
+  try {
+    const started = performance.now()
+    const { proxy, proxyTimeout, ...rest } = options
+    if (proxyTimeout !== undefined && proxy === undefined) throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
+    const running = await startServer({
+      ...rest,
+      organizations: options.organizations as never,
+      proxy: proxy === undefined ? undefined : { upstream: proxy, timeoutMs: proxyTimeout },
     })
+    const { sandbox } = running
+    const width = Math.max(...sandbox.apiKeys.map(({ key }) => key.length))
+    const lines = [
+      `call-sandbox listening on ${running.url} (seed ${sandbox.options.seed}, ${sandbox.db.count('calls')} calls, ready in ${Math.round(performance.now() - started)} ms)`,
+      `clock: ${sandbox.clock.iso()}${sandbox.options.fixedClock ? ' (stopped)' : ''}; scenario: ${sandbox.options.scenario}${describeFaults(sandbox.options)}`,
+      'API keys (Authorization: Bearer <key>):',
+      ...sandbox.apiKeys.map(({ key, organization, scopes }) => `  ${key.padEnd(width)}  ${organization.organization_name}: ${scopes.join(', ')}`),
+      `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" ${running.url}/v1/calls?limit=2`,
+      `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
+      `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
+      ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
+      ...(options.world ? [`world: recorded in ${options.world} (the keys above stand in for the keys that recorded it)`] : []),
+    ]
+    console.log(lines.join('\n'))
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        console.log(`${signal}: closing`)
+        running.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        )
+      })
+    }
+  } catch (error) {
+    console.error(`call-sandbox: ${describe(error)}`)
+    process.exit(1)
   }
-} catch (error) {
-  console.error(`call-sandbox: ${describe(error)}`)
-  process.exit(1)
 }
+
+void main()
 
 function integer(min: number, max: number) {
   return (text: string): number => {

@@ -9,12 +9,12 @@ import { dirname } from 'node:path'
  * @example
  * writeAtomically('./sandbox-data.json', JSON.stringify(content))
  */
-export function writeAtomically(path: string, text: string): void {
+export function writeAtomically(path: string, content: string | NodeJS.ArrayBufferView): void {
   const temporary = `${path}.${process.pid}.tmp`
   try {
     const file = openSync(temporary, 'w')
     try {
-      writeFileSync(file, text)
+      writeFileSync(file, content)
       fsyncSync(file)
     } finally {
       closeSync(file)
