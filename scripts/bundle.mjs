@@ -72,7 +72,15 @@ await build({
       load: (id) => (id === MSW_FOR_MIDDLEWARE ? `export { handleRequest } from ${JSON.stringify(mswModule)}` : null),
     },
   ],
-  output: { dir: 'dist/bin', format: 'cjs', minify: true, entryFileNames: '[name].cjs', codeSplitting: false },
+  // ASCII only (non-ASCII characters escaped: faker's emoji, typographic quotes):
+  // V8 then keeps the source in one byte a character, not two (1.7 MB less RSS).
+  output: {
+    dir: 'dist/bin',
+    format: 'cjs',
+    minify: { compress: true, mangle: true, codegen: { asciiOnly: true } },
+    entryFileNames: '[name].cjs',
+    codeSplitting: false,
+  },
 })
 // A module run through vm.Script has no loader for import(): none may be left in it.
 if (/\bimport\s*\(/.test(readFileSync('dist/bin/cli.cjs', 'utf8'))) throw new Error('dist/bin/cli.cjs holds an import(), which the compile cache cannot run.')

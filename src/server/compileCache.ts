@@ -14,7 +14,7 @@ const WRITE_AFTER_MS = 1_000
  * was kept for it, and keeps one for the next start when none fit.
  *
  * @note Node 20 has no compile cache of its own (`module.enableCompileCache`
- * came in Node 22.1). The command's bundle is 1.6 MB: compiling it, and the
+ * came in Node 22.1). The command's bundle is 1.9 MB: compiling it, and the
  * functions its start runs, took a third of the 0.35 s until it listened;
  * from the cache that start takes about 0.25 s. Like Node 22's cache, it is
  * kept in `$NODE_COMPILE_CACHE` or the temp folder (`node-compile-cache/
@@ -28,8 +28,9 @@ const WRITE_AFTER_MS = 1_000
  * requireWithCompileCache(fileURLToPath(new URL('./cli.cjs', import.meta.url)))
  */
 export function requireWithCompileCache(file: string): void {
-  const source = readFileSync(file, 'utf8')
-  const cacheFile = cacheFileFor(source)
+  const bytes = readFileSync(file)
+  const source = bytes.toString('utf8')
+  const cacheFile = cacheFileFor(bytes)
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile)
   // The wrapper of a CommonJS module, on the file's first line so that line numbers hold.
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source.replace(/^#!.*/, '')}\n})`
@@ -42,10 +43,10 @@ export function requireWithCompileCache(file: string): void {
 }
 
 /** Where this bundle's cache is for this Node; none when caching is off. */
-function cacheFileFor(source: string): string | undefined {
+function cacheFileFor(bundle: Buffer): string | undefined {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined
   const root = process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache')
-  const hash = createHash('sha256').update(source).update(process.version).update(process.arch).digest('hex')
+  const hash = createHash('sha256').update(bundle).update(process.version).update(process.arch).digest('hex')
   return join(root, 'call-sandbox', `${hash.slice(0, 32)}.cache`)
 }
 
