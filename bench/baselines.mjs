@@ -505,7 +505,13 @@ async function largeWorldFigure() {
   row('one write at 100,000 calls: addContact, a new caller (median of 21)', millis(large.addContact), `default world: ${millis(small.addContact)}`, large.addContact / small.addContact, atMost(large.addContact, 1, '1 ms'))
   row("one write at 100,000 calls: addCall from a known caller, who changes (median of 21)", millis(large.addKnownCall), `default world: ${millis(small.addKnownCall)}`, large.addKnownCall / small.addKnownCall, atMost(large.addKnownCall, 1, '1 ms'))
   row('reset() after 10 writes at 100,000 calls (median of 5)', millis(large.reset), `default world: ${millis(small.reset)}`, large.reset / small.reset, atMost(large.reset, 5, '5 ms'))
-  row('RSS of a process holding the 100,000-call world (after a GC)', `${megabytes(large.rss)} (heap ${megabytes(large.heap)})`, `default world: ${megabytes(small.rss)} (heap ${megabytes(small.heap)})`, large.rss / small.rss, atMost(large.rss, 450 * 1024 * 1024, '450 MB'))
+  row(
+    'RSS of a process holding the 100,000-call world (2 s after a GC, after another)',
+    `${megabytes(large.rss)} (heap ${megabytes(large.heap)}; right after the first GC ${megabytes(large.rssAfterGc)})`,
+    `default world: ${megabytes(small.rss)} (heap ${megabytes(small.heap)})`,
+    large.rss / small.rss,
+    atMost(large.rss, 450 * 1024 * 1024, '450 MB'),
+  )
 }
 
 /** Figure 5, as a child: one world and its writes, printed as JSON. */
@@ -540,7 +546,15 @@ async function worldFigures(calls) {
   }
   globalThis.gc()
   const { rss, heapUsed } = process.memoryUsage()
-  process.stdout.write(JSON.stringify({ calls: sandbox.db.count('calls'), seedMs, addContact, addKnownCall, reset: median(resets), rss, heap: heapUsed }))
+  // Right after a GC, the pages it freed are still being handed back to the
+  // system (V8 unmaps them on other threads): the RSS a second later, after
+  // another GC, is what holding the world costs.
+  await sleep(2_000)
+  globalThis.gc()
+  const settled = process.memoryUsage()
+  process.stdout.write(
+    JSON.stringify({ calls: sandbox.db.count('calls'), seedMs, addContact, addKnownCall, reset: median(resets), rssAfterGc: rss, rss: settled.rss, heap: settled.heapUsed, heapAfterGc: heapUsed }),
+  )
 }
 
 // 6. A consumer's suite: the packed package in a project of its own, 9 test
