@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 
@@ -10,9 +11,10 @@ import { dirname } from 'node:path'
  * writeAtomically('./sandbox-data.json', JSON.stringify(content))
  */
 export function writeAtomically(path: string, content: string | NodeJS.ArrayBufferView): void {
-  const temporary = `${path}.${process.pid}.tmp`
+  // The pid alone is not unique where processes of two containers share a folder.
+  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`
   try {
-    const file = openSync(temporary, 'w')
+    const file = openSync(temporary, 'wx')
     try {
       writeFileSync(file, content)
       fsyncSync(file)
