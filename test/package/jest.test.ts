@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { consumerProject, devVersion, readmeSnippet, type ConsumerProject } from './consumerProject.js'
 
@@ -35,7 +36,8 @@ describe(`a jest consumer (CommonJS, msw ${MSW})`, () => {
   it("runs the README's snippet", async () => {
     expect(snippet).toContain("require('call-sandbox/node')")
     expect(snippet).not.toContain('import ')
-    const output = await consumer.run('npx', ['jest', '--ci'])
+    // jest's cache goes in the project, removed with it (by default it is <tmp>/jest_<uid>, left behind).
+    const output = await consumer.run('npx', ['jest', '--ci', '--cacheDirectory', join(consumer.folder, '.jest-cache')])
     expect(output).toMatch(/Tests:\s+1 passed, 1 total/)
   }, 120_000)
 })
