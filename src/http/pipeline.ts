@@ -2,6 +2,7 @@ import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import type { JournalEntry } from '../schemas/index.js'
 import { bearerToken } from './bearerToken.js'
 import { matchRoute } from './matchRoute.js'
 import { parseQuery, parseValues } from './parameters.js'
@@ -83,16 +84,7 @@ export async function answerApi(sandbox: Sandbox, request: Request, path: string
   if (rateLimit) setRateLimitHeaders(response.headers, rateLimit)
   if (preferences.applied.length > 0) response.headers.set('Preference-Applied', preferences.applied.join(', '))
 
-  sandbox.journal.record({
-    request_id: requestId,
-    method: request.method,
-    path,
-    query: queryOf(url.searchParams),
-    status: response.status,
-    key: token,
-    duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    timestamp: sandbox.clock.iso(),
-  })
+  sandbox.journal.record(journalEntry(sandbox, { requestId, request, path, url, status: response.status, key: token, started }))
   // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
   if (presented) {
     // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
@@ -156,12 +148,31 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * The query parameters as the journal keeps them: a repeated one with an array of its values.
+ * The journal's entry for a request answered at `path` (the API's, or in
+ * proxy mode the upstream's): how long it took since `started`, at the
+ * sandbox's clock.
  *
  * @example
- * queryOf(new URLSearchParams('status=failed&status=blocked')) // { status: ['failed', 'blocked'] }
+ * sandbox.journal.record(journalEntry(sandbox, { requestId, request, path, url, status: 200, key: token, started }))
  */
-export function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
+export function journalEntry(
+  sandbox: Sandbox,
+  { requestId, request, path, url, status, key, started }: { requestId: string; request: Request; path: string; url: URL; status: number; key: string | null; started: number },
+): JournalEntry {
+  return {
+    request_id: requestId,
+    method: request.method,
+    path,
+    query: queryOf(url.searchParams),
+    status,
+    key,
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    timestamp: sandbox.clock.iso(),
+  }
+}
+
+/** The query parameters as the journal keeps them: a repeated one with an array of its values. */
+function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
   // No prototype: a parameter named __proto__ is kept like any other.
   const query: Record<string, string | string[]> = Object.create(null)
   for (const [name, value] of searchParams) {

@@ -1,6 +1,6 @@
 import { bearerToken } from '../http/bearerToken.js'
 import { readBodyAsSent } from '../http/body.js'
-import { queryOf } from '../http/pipeline.js'
+import { journalEntry } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedAnswer } from '../http/respond.js'
 import type { Route } from '../http/Route.js'
@@ -129,14 +129,7 @@ export class UpstreamProxy {
 
     const upstreamRequestId = answer?.headers.get('x-request-id') ?? null
     world.journal.record({
-      request_id: requestId,
-      method: request.method,
-      path,
-      query: queryOf(url.searchParams),
-      status: response.status,
-      key: token === null ? null : redacted(token),
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      timestamp: world.clock.iso(),
+      ...journalEntry(world, { requestId, request, path, url, status: response.status, key: token === null ? null : redacted(token), started }),
       contract: { upstream_request_id: upstreamRequestId, violation_count: violations.length, violations: violations.slice(0, JOURNALED_VIOLATIONS) },
     })
     const route = expectation?.route
