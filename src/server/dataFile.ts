@@ -15,7 +15,8 @@ import { writeAtomically } from './writeAtomically.js'
  * not a data file at all, stops the start and is never overwritten.
  */
 
-const FORMAT = 'call-sandbox data'
+/** The `format` of a file `--data` writes. */
+export const DATA_FILE_FORMAT = 'call-sandbox data'
 
 const Changes = z.array(z.object({ kind: z.enum(KINDS as ['calls', 'contacts', 'leads', 'appointments']), record: z.looseObject({ id: z.string() }) }))
 
@@ -32,7 +33,7 @@ const SnapshotContent = z.object({
 })
 
 const DataFileContent = z.object({
-  format: z.literal(FORMAT),
+  format: z.literal(DATA_FILE_FORMAT),
   /** Version 1 files (no scenario, no clock offset) are read as the default scenario and an unmoved clock; versions 1 and 2 have no sessions. */
   version: z.union([z.literal(1), z.literal(2), z.literal(3)]),
   ...SnapshotContent.shape,
@@ -63,7 +64,7 @@ export function readDataFile(path: string): DataFileContent | undefined {
   }
   const format = (json as { format?: unknown })?.format
   if (format === RECORDING_FORMAT) throw new DataFileError(`${path} is a recording (--record), not a data file: start a sandbox from it with --world ${path}. ${keep}`)
-  if (format !== FORMAT) throw new DataFileError(`${path} is not a call-sandbox data file. ${keep}`)
+  if (format !== DATA_FILE_FORMAT) throw new DataFileError(`${path} is not a call-sandbox data file. ${keep}`)
   const parsed = DataFileContent.safeParse(json)
   if (!parsed.success) throw new DataFileError(`${path} is a damaged call-sandbox data file:\n${z.prettifyError(parsed.error)}\n${keep}`)
   return parsed.data
@@ -94,6 +95,6 @@ export async function restoreDataFile(sandbox: SandboxWithHandlers, path: string
  * file or the new one, never half of one.
  */
 export function writeDataFile(path: string, sandbox: SandboxWithHandlers): void {
-  const content: DataFileContent = { format: FORMAT, version: 3, ...snapshotOf(sandbox), sessions: sandbox.sessions.stored() as DataFileContent['sessions'] }
+  const content: DataFileContent = { format: DATA_FILE_FORMAT, version: 3, ...snapshotOf(sandbox), sessions: sandbox.sessions.stored() as DataFileContent['sessions'] }
   writeAtomically(path, JSON.stringify(content))
 }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { Recording, RECORDING_FORMAT } from '../proxy/recording.js'
 import type { SandboxOptions } from '../sandbox/options.js'
+import { DATA_FILE_FORMAT } from './dataFile.js'
 import { writeAtomically } from './writeAtomically.js'
 
 /*
@@ -35,7 +36,7 @@ export function readRecordingFile(path: string): Recording {
     throw new RecordingFileError(`${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no recording. ${keep}`)
   }
   const format = (json as { format?: unknown })?.format
-  if (format === 'call-sandbox data') throw new RecordingFileError(`${path} is a data file (--data), not a recording: start with --data ${path}.`)
+  if (format === DATA_FILE_FORMAT) throw new RecordingFileError(`${path} is a data file (--data), not a recording: start with --data ${path}.`)
   if (format !== RECORDING_FORMAT) throw new RecordingFileError(`${path} is not a call-sandbox recording (a file --proxy … --record wrote). ${keep}`)
   const parsed = Recording.safeParse(json)
   if (!parsed.success) throw new RecordingFileError(`${path} is a damaged recording:\n${z.prettifyError(parsed.error)}\n${keep}`)
