@@ -7,8 +7,7 @@ import type { Route } from '../http/Route.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { Organization, type ContractViolation } from '../schemas/index.js'
-import type { Kind } from '../schemas/stored.js'
-import { checkAnswer, type CheckedAnswer } from './checkAnswer.js'
+import { checkAnswer, kindOf, type CheckedAnswer } from './checkAnswer.js'
 import { Drift } from './Drift.js'
 import { expectationOf, type Expectation } from './expectationOf.js'
 import { forward, type UpstreamAnswer } from './forward.js'
@@ -182,7 +181,7 @@ export class UpstreamProxy {
     if (!this.recorder || records.length === 0) return
     const me = this.#keys.get(token) ?? (await this.#askMe(token, request.headers.get('authorization')!))
     if (!me) return
-    const kind = route.path === '/v1/me' ? undefined : (route.path.split('/')[2] as Kind)
+    const kind = route.path === '/v1/me' ? undefined : kindOf(route)
     this.recorder.keep(token, me, kind, records, (body?.meta as { timestamp?: unknown } | undefined)?.timestamp)
   }
 

@@ -213,8 +213,8 @@ function shapeOf(route: Route): Record<string, unknown> {
   return (route.response as unknown as { shape: Record<string, unknown> }).shape
 }
 
-/** `/v1/calls` → `calls`. */
-function kindOf(route: Route): Kind {
+/** The kind of records a route answers with: `/v1/calls`, `/v1/calls/:call_id` → `calls`. */
+export function kindOf(route: Route): Kind {
   return route.path.split('/')[2] as Kind
 }
 
