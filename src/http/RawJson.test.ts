@@ -20,7 +20,7 @@ describe('jsonOf', () => {
     const record = { id: 'a' }
     let made = 0
     const project = () => (made++, { id: record.id })
-    expect(jsonOf(record, project).text).toBe('{"id":"a"}')
+    expect(new TextDecoder().decode(jsonOf(record, project).bytes)).toBe('{"id":"a"}')
     expect(jsonOf(record, project)).toBe(jsonOf(record, project))
     expect(made).toBe(1)
     expect(jsonOf({ id: 'a' }, project)).not.toBe(jsonOf(record, project))

@@ -1,5 +1,4 @@
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
 
 /**
  * JSON text put into an answer as it is: a resource serialized once, kept
@@ -13,10 +12,6 @@ export class RawJson {
   readonly bytes: Uint8Array
   constructor(text: string) {
     this.bytes = encoder.encode(text)
-  }
-
-  get text(): string {
-    return decoder.decode(this.bytes)
   }
 }
 
