@@ -1,4 +1,5 @@
 import { ApiError } from '../schemas/ApiError.js'
+import { isObject } from '../schemas/isObject.js'
 
 /** Bodies over this many bytes answer 413. */
 const MAX_BODY_BYTES = 64 * 1024
@@ -35,11 +36,11 @@ export async function readJsonObject(request: Request, { optional = false } = {}
     const reason = bytes.byteLength === 0 ? 'the body is empty' : error instanceof SyntaxError ? error.message : 'the body is not UTF-8'
     throw new ApiError('invalid_json', `The body is not valid JSON: ${reason}.`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new ApiError('invalid_json', `The body must be a JSON object ({ … }); got ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}.`)
   }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
-  return value as Record<string, unknown>
+  return value
 }
 
 /**

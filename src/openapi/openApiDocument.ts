@@ -8,6 +8,7 @@ import { routes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { Appointment, Call, CallWithMessages, Contact, ErrorEnvelope, FieldError, Lead, Meta, Organization, Scope, Uuid } from '../schemas/index.js'
 import { documentExamples } from './documentExamples.js'
+import { isObject } from '../schemas/isObject.js'
 
 /*
  * The OpenAPI 3.1 document, made from the routes and the zod schemas the
@@ -260,10 +261,6 @@ function nullableAsType(_key: string, value: unknown): unknown {
   if (nullAt === -1 || !isObject(schema) || typeof schema.type !== 'string') return value
   const { anyOf: _, ...rest } = value
   return { ...rest, ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function success(route: Route | ControlRoute | SessionRoute, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {

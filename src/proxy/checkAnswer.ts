@@ -8,6 +8,7 @@ import type { UpstreamAnswer } from './forward.js'
 import { shown, strictSchema, violationsOf } from './strictSchema.js'
 import { isListedRecord } from './Walks.js'
 import { isJsonMediaType } from '../http/body.js'
+import { isObject } from '../schemas/isObject.js'
 
 /** What each rule holds the upstream to, as the drift report says it. */
 export const PROMISES: Record<ContractRule, string> = {
@@ -216,8 +217,4 @@ function shapeOf(route: Route): Record<string, unknown> {
 /** The kind of records a route answers with: `/v1/calls`, `/v1/calls/:call_id` → `calls`. */
 export function kindOf(route: Route): Kind {
   return route.path.split('/')[2] as Kind
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
