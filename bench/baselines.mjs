@@ -15,13 +15,13 @@
 // Child processes (servers, fresh imports, worlds) are killed and temporary
 // files removed at the end, on an error too. This file imports only Node's
 // own modules at the top, so that it can run itself as a child (see `mode`).
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { killChildren, launch, stop, waitFor } from './children.mjs'
 import { median } from './median.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -37,12 +37,9 @@ const CONNECTIONS = 20
 
 // ---------------------------------------------------------------- helpers
 
-
-const children = new Set()
 const temporary = new Set()
 function cleanUp() {
-  for (const child of children) child.kill('SIGKILL')
-  children.clear()
+  killChildren()
   for (const path of temporary) rmSync(path, { recursive: true, force: true })
   temporary.clear()
 }
@@ -52,59 +49,6 @@ function tempDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   temporary.add(dir)
   return dir
-}
-
-/** A child process, killed at the end; its output is kept (the last 64 KB) for error messages. */
-function launch(command, args, options = {}) {
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...options })
-  children.add(child)
-  child.output = ''
-  child.stdoutText = ''
-  const keep = (chunk) => {
-    child.output = (child.output + chunk).slice(-65_536)
-  }
-  child.stdout?.on('data', (chunk) => {
-    child.stdoutText += chunk
-    keep(chunk)
-  })
-  child.stderr?.on('data', keep)
-  child.exited = new Promise((resolve) =>
-    child.on('exit', (code, signal) => {
-      children.delete(child)
-      resolve({ code, signal })
-    }),
-  )
-  return child
-}
-
-async function stop(child) {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  await child.exited
-}
-
-/** Resolves with the match once the child prints `pattern`; rejects if it exits first or takes too long. */
-function waitFor(child, pattern, timeoutMs = 60_000) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`no ${pattern} in ${timeoutMs} ms:\n${child.output}`)), timeoutMs)
-    const check = () => {
-      const match = child.output.match(pattern)
-      if (match) done(match)
-    }
-    const onExit = ({ code, signal }) => fail(new Error(`exited (${code ?? signal}) before ${pattern}:\n${child.output}`))
-    const done = (value) => {
-      clearTimeout(timer)
-      child.stdout.off('data', check)
-      resolve(value)
-    }
-    const fail = (error) => {
-      clearTimeout(timer)
-      child.stdout.off('data', check)
-      reject(error)
-    }
-    child.stdout.on('data', check)
-    child.exited.then(onExit)
-    check()
-  })
 }
 
 /** The whole run of a command: its standard output; rejects unless it exits 0. */

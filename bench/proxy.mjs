@@ -4,10 +4,10 @@
 // through the proxy against the same request straight to the upstream, one
 // request at a time over kept-alive connections, warmed up, alternated (A, B,
 // B, A, ...), medians. The children are killed at the end, on an error too.
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { killChildren, launch, waitFor } from './children.mjs'
 import { median } from './median.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -18,28 +18,11 @@ const HEADERS = { authorization: 'Bearer sk_sandbox_all' }
 const WARM_UP = 300
 const ROUNDS = 1_500
 
-const children = new Set()
-
 /** A CLI in a process of its own; resolves with its URL once it listens. Its compile cache is off: it would outlive the bench in the temp folder. */
-function serve(args) {
+async function serve(args) {
   const env = { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--now', NOW, '--quiet', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  children.add(child)
-  let output = ''
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening on" in 60 s:\n${output}`)), 60_000)
-    const read = (chunk) => {
-      output += chunk
-      const match = /listening on (\S+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        resolve(match[1])
-      }
-    }
-    child.stdout.on('data', read)
-    child.stderr.on('data', read)
-    child.on('exit', (code, signal) => reject(new Error(`exited (${code ?? signal}) before it listened:\n${output}`)))
-  })
+  const [, url] = await waitFor(launch(process.execPath, [CLI, '--port', '0', '--now', NOW, '--quiet', ...args], { env }), /listening on (\S+)/)
+  return url
 }
 
 /** One request, read to its end: its time in milliseconds. */
@@ -87,5 +70,5 @@ try {
     { what: 'added by the proxy, per round (ms)', median: added.toFixed(2), note: 'goal < 2 ms' },
   ])
 } finally {
-  for (const child of children) child.kill('SIGKILL')
+  killChildren()
 }
