@@ -3,13 +3,17 @@ import { configDefaults, defineConfig } from 'vitest/config'
 /**
  * `CALL_SANDBOX_MSW=lowest` runs the suite against the lowest msw the package
  * claims as its peer (the `msw-lowest` dev dependency, an alias of that
- * version): every import of msw, the package's own and the server's
- * middleware's, then resolves to it.
+ * version), `CALL_SANDBOX_MSW=3` against msw 3 (the `msw3` dev dependency; it
+ * needs Node 22.12 or later): every import of msw then resolves to it.
  */
-const lowestMsw = process.env.CALL_SANDBOX_MSW === 'lowest'
+const MSW_ALIASES: Record<string, string> = { lowest: 'msw-lowest', '3': 'msw3' }
+const mswVariant = process.env.CALL_SANDBOX_MSW
+const mswAlias = mswVariant === undefined ? undefined : MSW_ALIASES[mswVariant]
+if (mswVariant !== undefined && mswAlias === undefined) throw new Error(`CALL_SANDBOX_MSW=${mswVariant}: expected one of ${Object.keys(MSW_ALIASES).join(', ')}.`)
+const lowestMsw = mswVariant === 'lowest'
 
 export default defineConfig({
-  resolve: lowestMsw ? { alias: [{ find: /^msw(\/.*)?$/, replacement: 'msw-lowest$1' }] } : {},
+  resolve: mswAlias ? { alias: [{ find: /^msw(\/.*)?$/, replacement: `${mswAlias}$1` }] } : {},
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // The packed package's checks run apart (npm run test:package); the Storybook
@@ -18,6 +22,5 @@ export default defineConfig({
     globalSetup: ['test/support/leftovers.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    server: lowestMsw ? { deps: { inline: ['@mswjs/http-middleware'] } } : {},
   },
 })

@@ -51,27 +51,12 @@ cpSync('dist/src', 'dist/cjs/types', { recursive: true, filter: (path) => statSy
 
 // @note The command is a program, with no consumer's msw to share: it carries
 // its own, and Express and the rest, in one minified bundle (dist/bin/cli.cjs).
-// That halves its start-up (no module resolution, no second msw through the
-// middleware's require('msw')), and `npx call-sandbox` runs without the peer
-// installed. It is CommonJS so that the command (dist/bin/call-sandbox.js,
-// from src/server/bin.ts) can run it from V8's code cache (compileCache.ts).
-const mswModule = fileURLToPath(import.meta.resolve('msw'))
-const MSW_FOR_MIDDLEWARE = '\0msw-for-the-middleware'
+// That halves its start-up (no module resolution), and `npx call-sandbox`
+// runs without the peer installed. The command (dist/bin/call-sandbox.js,
+// from src/server/bin.ts) turns Node's compile cache on, then requires it.
 await build({
   input: { cli: 'src/server/cli.ts' },
   platform: 'node',
-  plugins: [
-    {
-      // The middleware requires msw for handleRequest alone. Required whole,
-      // msw brings every handler kind in, graphql (260 KB) too, run at start
-      // (30 ms of it); re-exported by name from msw's ES module, it is that
-      // function and what it uses, of the same msw as the handlers'.
-      name: 'one-msw',
-      resolveId: (source, importer) =>
-        source !== 'msw' ? null : importer?.includes('@mswjs/http-middleware') ? MSW_FOR_MIDDLEWARE : mswModule,
-      load: (id) => (id === MSW_FOR_MIDDLEWARE ? `export { handleRequest } from ${JSON.stringify(mswModule)}` : null),
-    },
-  ],
   // ASCII only (non-ASCII characters escaped: faker's emoji, typographic quotes):
   // V8 then keeps the source in one byte a character, not two (1.7 MB less RSS).
   output: {
@@ -82,8 +67,6 @@ await build({
     codeSplitting: false,
   },
 })
-// A module run through vm.Script has no loader for import(): none may be left in it.
-if (/\bimport\s*\(/.test(readFileSync('dist/bin/cli.cjs', 'utf8'))) throw new Error('dist/bin/cli.cjs holds an import(), which the compile cache cannot run.')
 await build({
   input: { 'call-sandbox': 'src/server/bin.ts' },
   platform: 'node',

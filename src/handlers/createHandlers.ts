@@ -1,5 +1,4 @@
-import type { RequestHandler } from 'msw'
-import { http } from 'msw/core/http'
+import { http, type RequestHandler } from 'msw'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { Sessions } from '../sessions/Sessions.js'

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-import { fileURLToPath } from 'node:url'
-import { requireWithCompileCache } from './compileCache.js'
+import module, { createRequire } from 'node:module'
 
-// The `call-sandbox` command: its program (cli.ts, bundled as dist/bin/cli.cjs), run from V8's code cache.
-requireWithCompileCache(fileURLToPath(new URL('./cli.cjs', import.meta.url)))
+// @note Node's own compile cache (Node 22.1 and later): the command's bundle, compiled once, is kept in
+// $NODE_COMPILE_CACHE or <tmp>/node-compile-cache for the next start; NODE_DISABLE_COMPILE_CACHE=1 turns it
+// off. Node 20 has none and compiles at every start.
+;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+
+// The `call-sandbox` command: its program (cli.ts, bundled as dist/bin/cli.cjs).
+createRequire(import.meta.url)('./cli.cjs')

@@ -75,7 +75,7 @@ const options = program.parse().opts<{
 
 /**
  * @note A function, not top-level await: the command is bundled as CommonJS,
- * which `bin.ts` runs with V8's code cache (see `compileCache.ts`).
+ * which `bin.ts` requires.
  */
 async function main(): Promise<void> {
   try {

@@ -1,19 +1,17 @@
-import { createMiddleware } from '@mswjs/http-middleware/lib/middleware.js'
 import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import morgan from 'morgan'
 import { ApiError } from '../schemas/ApiError.js'
-import { isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
-import { isApiPath } from '../http/pipeline.js'
+import { answer, isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorResponse, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import { createHandlers } from '../handlers/createHandlers.js'
 import type { ProxyOptions } from '../proxy/proxyOptions.js'
 import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
-import { EXPOSED_HEADERS, joinRepeatedAuthorization, OUTSIDE_FETCH, sendAnswer } from './httpAnswers.js'
-import { answerProxied, urlOf } from './proxiedRequests.js'
+import { fetchExchange } from './fetchExchange.js'
+import { EXPOSED_HEADERS, OUTSIDE_FETCH, sendAnswer } from './httpAnswers.js'
+import { urlOf } from './proxiedRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 
 export interface AppOptions {
@@ -52,25 +50,21 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   app.use('/docs', referencePages())
   if (options.proxy !== undefined && sandbox.proxy) throw new TypeError('The sandbox has a proxy already: give proxy to createSandbox or to createApp, not both.')
   const proxy = options.proxy === undefined ? sandbox.proxy : new UpstreamProxy(sendingOverHttp(options.proxy))
-  const sandboxHandlers = options.proxy === undefined ? sandbox.handlers : createHandlers(sandbox, sandbox.sessions, proxy)
-  // The middleware is CommonJS and types handlers with msw's CommonJS declarations; they are the same objects.
-  const handlers = createMiddleware(...(sandboxHandlers as unknown as Parameters<typeof createMiddleware>))
   app.use((request, response, next) => {
-    // @note Only the sandbox's paths go through MSW: the middleware turns every
-    // request body into a web stream, and a body nobody reads then stalls its client.
     if (!isSandboxPath(request.path, true)) return next()
     if (OUTSIDE_FETCH.has(request.method)) return void sendAnswer(response, methodOutsideFetch(sandbox, request.method, request.path))
-    // The middleware makes a URL of the request: a Host such as `exa[mple` or `a:99999` cannot be one.
+    // A Host such as `exa[mple` or `a:99999` makes no URL, so no Fetch request.
     const url = urlOf(request)
     if (!url) {
       const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })
       return void sendAnswer(response, errorResponse(sandbox, newRequestId(), error))
     }
-    joinRepeatedAuthorization(request)
-    // @note Proxy mode: the bare root's API goes straight to the proxy, as `answer` would send it, not through msw's
-    // middleware, whose request handling and web streams of the bodies add about a millisecond to every request.
-    if (proxy && isApiPath(request.path)) return void answerProxied(sandbox, proxy, request, response, url).catch(next)
-    return handlers(request, response, next)
+    // @note The sandbox's dispatch, the function its msw handler calls: a server has no fetch to intercept,
+    // and msw's handler machinery (a clone of every request, its cookies parsed) would cost a third of each answer.
+    fetchExchange(request, response, url, (fetchRequest) => answer(sandbox, fetchRequest, sandbox.sessions, proxy)).then(
+      (answered) => answered || next(),
+      next,
+    )
   })
   app.use((request, response) => {
     const error = new ApiError(

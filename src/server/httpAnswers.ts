@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 
 /*
  * What the standalone server does alike for every request it answers, in
@@ -20,15 +20,6 @@ export const EXPOSED_HEADERS = [
 
 /** Methods a fetch `Request` cannot be made with, so MSW never sees them. */
 export const OUTSIDE_FETCH = new Set(['CONNECT', 'TRACE', 'TRACK'])
-
-/**
- * Node keeps only the first of several Authorization headers; fetch joins
- * them with a comma. Joined here too, so that every mode refuses them alike.
- */
-export function joinRepeatedAuthorization(request: IncomingMessage): void {
-  const values = request.rawHeaders.filter((_, i) => i % 2 === 1 && request.rawHeaders[i - 1]!.toLowerCase() === 'authorization')
-  if (values.length > 1) request.headers.authorization = values.join(', ')
-}
 
 /**
  * Writes an answer out in one piece: status, headers (Set-Cookie once per

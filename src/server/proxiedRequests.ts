@@ -1,12 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
-import { Readable } from 'node:stream'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { isApiPath } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorResponse, unexpected } from '../http/respond.js'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
-import { EXPOSED_HEADERS, joinRepeatedAuthorization, OUTSIDE_FETCH, sendAnswer, writeAnswer } from './httpAnswers.js'
+import { fetchRequestOf } from './fetchExchange.js'
+import { EXPOSED_HEADERS, OUTSIDE_FETCH, sendAnswer, writeAnswer } from './httpAnswers.js'
 
 /**
  * The standalone server's listener in proxy mode: the bare root's API
@@ -34,7 +34,6 @@ export function proxiedRequests(app: RequestListener, sandbox: SandboxWithHandle
     response.setHeader('Access-Control-Allow-Origin', '*')
     response.setHeader('Access-Control-Expose-Headers', exposed)
     if (log) response.once('finish', () => log(`${request.method} ${request.url} ${response.statusCode} ${(performance.now() - started).toFixed(3)} ms ${response.getHeader('x-request-id') ?? '-'}`))
-    joinRepeatedAuthorization(request)
     answerProxied(sandbox, proxy, request, response, url).catch((error: unknown) => {
       console.error('[call-sandbox] unexpected server error:', error)
       void sendAnswer(response, errorResponse(sandbox, newRequestId(), unexpected(error)))
@@ -47,13 +46,7 @@ export function proxiedRequests(app: RequestListener, sandbox: SandboxWithHandle
  * in the default session's world, as `answer` would, and written out in one piece.
  */
 export async function answerProxied(sandbox: SandboxWithHandlers, proxy: UpstreamProxy, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
-  const withBody = request.method !== 'GET' && request.method !== 'HEAD'
-  const fetchRequest = new Request(url, {
-    method: request.method,
-    headers: new Headers(request.headers as Record<string, string>),
-    body: withBody ? (Readable.toWeb(request) as ReadableStream) : undefined,
-    duplex: 'half',
-  } as RequestInit)
+  const fetchRequest = fetchRequestOf(request, url)
   const { status, headers, body } = await sandbox.sessions.use(DEFAULT_SESSION, (world) => proxy.exchange(world, fetchRequest, url.pathname, url))
   writeAnswer(response, status, headers, body)
 }

@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
+import { writeAnswer } from './httpAnswers.js'
+
+/** Answers a Fetch `Request`, or `undefined` for a request it does not take. */
+export type FetchAnswer = (request: Request) => Promise<Response | undefined>
+
+/**
+ * Answers a Node request with a function from a Fetch `Request` to a
+ * `Response`: the request as Fetch sees it (its body streamed, never
+ * buffered here), the answer written out in one piece. False when there was
+ * no answer, and nothing was written.
+ *
+ * @note The server's own bridge, in place of `@mswjs/http-middleware`
+ * (last release 0.10.3): that one calls msw 2's `handleRequest`, which msw 3
+ * removed, and streams every answer through a Node stream. This one knows no
+ * msw: `createApp` hands it the sandbox's dispatch, the function the
+ * sandbox's msw handler calls too.
+ *
+ * @example
+ * await fetchExchange(request, response, url, (fetchRequest) => answer(sandbox, fetchRequest))
+ */
+export async function fetchExchange(request: IncomingMessage, response: ServerResponse, url: URL, answer: FetchAnswer): Promise<boolean> {
+  const answered = await answer(fetchRequestOf(request, url))
+  if (!answered) return false
+  writeAnswer(response, answered.status, answered.headers, answered.body === null ? null : new Uint8Array(await answered.arrayBuffer()))
+  return true
+}
+
+/** A Node request as a Fetch `Request`: its headers as sent, its body a web stream (none for GET and HEAD). */
+export function fetchRequestOf(request: IncomingMessage, url: URL): Request {
+  const withBody = request.method !== 'GET' && request.method !== 'HEAD'
+  return new Request(url, {
+    method: request.method,
+    headers: headersOf(request),
+    body: withBody ? (Readable.toWeb(request) as ReadableStream) : undefined,
+    duplex: 'half',
+  } as RequestInit)
+}
+
+/** Every header as sent, a repeated one joined with a comma as Fetch joins it (Node's `headers` keeps only the first of some, Authorization among them). */
+function headersOf(request: IncomingMessage): Headers {
+  const headers = new Headers()
+  const raw = request.rawHeaders
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!)
+  return headers
+}
