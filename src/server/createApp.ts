@@ -1,6 +1,5 @@
 import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express } from 'express'
-import morgan from 'morgan'
 import { ApiError } from '../schemas/ApiError.js'
 import { answer, isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
@@ -10,15 +9,11 @@ import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { ProxyOptions } from '../proxy/proxyOptions.js'
 import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { fetchExchange } from './fetchExchange.js'
-import { EXPOSED_HEADERS, OUTSIDE_FETCH, sendAnswer } from './httpAnswers.js'
-import { urlOf } from './proxiedRequests.js'
+import { allowAnyOrigin, EXPOSED_HEADERS, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendAnswer } from './httpAnswers.js'
+import { urlOf } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 
-export interface AppOptions {
-  /** No request log. */
-  quiet?: boolean
-  /** Where the request log goes; default stdout. */
-  log?: (line: string) => void
+export interface AppOptions extends LogOptions {
   /** Proxy mode, for a sandbox made without it: the bare root's `/v1/` goes to this upstream (see `createSandbox`'s `proxy`). */
   proxy?: string | ProxyOptions
 }
@@ -35,17 +30,16 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  if (!options.quiet) {
-    const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`))
-    app.use(morgan(':method :url :status :response-time ms :res[x-request-id]', { stream: { write: (line) => log(line.trimEnd()) } }))
-  }
+  const log = requestLog(options)
   // Any origin, no cookies: keys travel in Authorization, which the preflight allows.
   const preflight = cors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 })
-  // An OPTIONS that is no preflight is an API request like any other (405).
-  const headersOnly = cors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, preflightContinue: true })
-  app.use((request, response, next) =>
-    (request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined ? headersOnly : preflight)(request, response, next),
-  )
+  app.use((request, response, next) => {
+    if (log) logWhenFinished(request, response, log)
+    // An OPTIONS that is no preflight is an API request like any other (405).
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return preflight(request, response, next)
+    allowAnyOrigin(response)
+    next()
+  })
   // The interactive API reference, with its assets served from here: it works offline.
   app.use('/docs', referencePages())
   if (options.proxy !== undefined && sandbox.proxy) throw new TypeError('The sandbox has a proxy already: give proxy to createSandbox or to createApp, not both.')

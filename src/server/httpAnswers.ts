@@ -1,8 +1,8 @@
-import type { ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 
 /*
  * What the standalone server does alike for every request it answers, in
- * Express or ahead of it (proxy mode's requests, see proxiedRequests.ts).
+ * Express (createApp.ts) or ahead of it (sandboxRequests.ts).
  */
 
 /** Headers a browser app on another origin may read. */
@@ -17,9 +17,42 @@ export const EXPOSED_HEADERS = [
   'X-Sandbox-Contract',
   'X-Sandbox-Request-Id',
 ]
+const EXPOSED = EXPOSED_HEADERS.join(',')
 
 /** Methods a fetch `Request` cannot be made with, so MSW never sees them. */
 export const OUTSIDE_FETCH = new Set(['CONNECT', 'TRACE', 'TRACK'])
+
+/** Where the request log goes: a line a request, or nothing when quiet. */
+export interface LogOptions {
+  /** No request log. */
+  quiet?: boolean
+  /** Where the request log goes; default stdout. */
+  log?: (line: string) => void
+}
+
+/** The request log's writer, or undefined when quiet. */
+export function requestLog({ quiet, log }: LogOptions): ((line: string) => void) | undefined {
+  return quiet ? undefined : (log ?? ((line: string) => process.stdout.write(`${line}\n`)))
+}
+
+/**
+ * Writes `GET /v1/calls?limit=2 200 4.210 ms req_…` once the answer has gone
+ * out: method, path as sent, status, time to the end of the answer, request id.
+ */
+export function logWhenFinished(request: IncomingMessage, response: ServerResponse, log: (line: string) => void): void {
+  const started = performance.now()
+  // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
+  const path = (request as { originalUrl?: string }).originalUrl ?? request.url
+  response.once('finish', () =>
+    log(`${request.method} ${path} ${response.statusCode} ${(performance.now() - started).toFixed(3)} ms ${response.getHeader('x-request-id') ?? '-'}`),
+  )
+}
+
+/** Any origin may read the answer, and the headers above: keys travel in Authorization, never in cookies. */
+export function allowAnyOrigin(response: ServerResponse): void {
+  response.setHeader('Access-Control-Allow-Origin', '*')
+  response.setHeader('Access-Control-Expose-Headers', EXPOSED)
+}
 
 /**
  * Writes an answer out in one piece: status, headers (Set-Cookie once per

@@ -9,7 +9,7 @@ import { methodOutsideFetch } from '../handlers/answer.js'
 import { errorResponse } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
-import { proxiedRequests } from './proxiedRequests.js'
+import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './dataFile.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
@@ -79,7 +79,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sandbox.onChange(save)
     sandbox.sessions.onChange(save)
   }
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, proxiedRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log }))
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log }))
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => void answerUnreadable(sandbox, error, socket))
   // Node hands CONNECT to this event, never to the app.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => void writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')))

@@ -1,0 +1,46 @@
+import type { IncomingMessage, RequestListener } from 'node:http'
+import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
+import { answer, isSandboxPath } from '../handlers/answer.js'
+import { newRequestId } from '../http/requestId.js'
+import { errorResponse, unexpected } from '../http/respond.js'
+import { fetchExchange } from './fetchExchange.js'
+import { allowAnyOrigin, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendAnswer } from './httpAnswers.js'
+
+/**
+ * The standalone server's listener: a request the sandbox answers (its API,
+ * in proxy mode the upstream's; its control plane, sessions and document)
+ * goes straight to the sandbox's dispatch, with the CORS headers and the log
+ * line the app gives every answer. The rest (the reference at `/docs`,
+ * preflights, a Host that is no host, unknown paths, methods fetch cannot
+ * carry) goes to the app, which answers them all.
+ *
+ * @note Ahead of Express: its router, cors() and the rest cost about a
+ * quarter of each answer (npm run bench), and the answers are the same.
+ *
+ * @example
+ * createServer(sandboxRequests(createApp(sandbox), sandbox))
+ */
+export function sandboxRequests(app: RequestListener, sandbox: SandboxWithHandlers, options: LogOptions = {}): RequestListener {
+  const log = requestLog(options)
+  return (request, response) => {
+    const url = urlOf(request)
+    if (!url || request.method === 'OPTIONS' || OUTSIDE_FETCH.has(request.method!) || !isSandboxPath(url.pathname, true)) return app(request, response)
+    allowAnyOrigin(response)
+    if (log) logWhenFinished(request, response, log)
+    fetchExchange(request, response, url, (fetchRequest) => answer(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy))
+      .then((answered) => answered || app(request, response))
+      .catch((error: unknown) => {
+        console.error('[call-sandbox] unexpected server error:', error)
+        void sendAnswer(response, errorResponse(sandbox, newRequestId(), unexpected(error)))
+      })
+  }
+}
+
+/** The request's URL, or undefined when its Host is no host (`exa[mple`, `a:99999`): the app answers that one. */
+export function urlOf(request: IncomingMessage): URL | undefined {
+  try {
+    return new URL(request.url ?? '/', `http://${request.headers.host}`)
+  } catch {
+    return undefined
+  }
+}
