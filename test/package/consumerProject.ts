@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -32,13 +32,15 @@ export interface ConsumerProject {
 /**
  * A project of a consumer in a temp folder: the packed call-sandbox and the
  * given packages installed as a consumer would (from npm's cache when it has
- * them), install scripts not run, then the given files written.
+ * them), install scripts not run, then the given files written. With `node`,
+ * a Node binary, every command runs on that Node (it comes first on PATH).
  */
-export async function consumerProject(tarball: string, packages: string[], files: Record<string, string>, manifest: object = {}): Promise<ConsumerProject> {
+export async function consumerProject(tarball: string, packages: string[], files: Record<string, string>, manifest: object = {}, node?: string): Promise<ConsumerProject> {
   const folder = mkdtempSync(join(tmpdir(), 'call-sandbox-consumer-'))
+  const PATH = node ? `${dirname(node)}${delimiter}${process.env.PATH}` : process.env.PATH
   const outputs = async (command: string, args: string[]) => {
     try {
-      return await promisify(execFile)(command, args, { cwd: folder, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } })
+      return await promisify(execFile)(command, args, { cwd: folder, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PATH, NO_COLOR: '1', FORCE_COLOR: '0' } })
     } catch (error) {
       const failure = error as { stdout?: string; stderr?: string; message: string }
       throw new Error(`${command} ${args.join(' ')} failed in ${folder}:\n${failure.stdout ?? ''}${failure.stderr ?? failure.message}`)

@@ -8,6 +8,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The package as `npm pack` makes it (its `prepare` builds it first). */
     tarball: string
+    /** A Node 24 binary (scripts/node24.mjs), for the consumers on msw 3, which needs Node 22.12 or later. */
+    node24: string
   }
 }
 
@@ -18,5 +20,6 @@ export default function setup(project: TestProject): () => void {
   execFileSync('npm', ['pack', '--pack-destination', folder, '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
   const [tarball] = readdirSync(folder).filter((name) => name.endsWith('.tgz'))
   project.provide('tarball', join(folder, tarball!))
+  project.provide('node24', execFileSync(process.execPath, ['scripts/node24.mjs'], { cwd: ROOT, encoding: 'utf8' }).trim())
   return () => rmSync(folder, { recursive: true, force: true })
 }

@@ -66,7 +66,7 @@ describe("a consumer's install", () => {
     expect(everything.filter((path) => /@scarf\/|swagger-ui/.test(path))).toEqual([])
   })
 
-  it('has one msw: the consumer\'s own, which the package and its middleware share', () => {
+  it('has one msw: the consumer\'s own, which the package uses', () => {
     const copies = Object.keys(JSON.parse(readFileSync(join(consumer.folder, 'package-lock.json'), 'utf8')).packages).filter((path) => /(^|\/)node_modules\/msw$/.test(path))
     expect(copies).toEqual(['node_modules/msw'])
   })

@@ -7,10 +7,11 @@ import { consumerProject, devVersion, readmeSnippet, type ConsumerProject } from
  * @note With msw 2.11.0, the lowest the package claims: later msw 2 releases
  * depend on ES-module-only packages (until-async, rettime) that jest cannot
  * require on Node before 24.9, with or without call-sandbox (see the README).
+ * msw 3 is ES modules only: jest requires it on Node 24.9 and later, with
+ * NODE_OPTIONS=--experimental-vm-modules (jest's require of ES modules).
  */
 
 const tarball = inject('tarball')
-const MSW = devVersion('msw-lowest')
 /**
  * @note Not a dev dependency of this repository: jest's resolver (unrs-resolver)
  * names a binding per platform, and npm ci refuses a lock file that lacks the
@@ -24,12 +25,13 @@ const snippet = readmeSnippet('## In your tests (vitest, jest)')
   .replace("import { setupSandboxServer } from 'call-sandbox/node'", "const { setupSandboxServer } = require('call-sandbox/node')")
   .replace(/^import .* from 'vitest'\n/m, '')
 
-describe(`a jest consumer (CommonJS, msw ${MSW})`, () => {
+describe.each([
+  { msw: devVersion('msw-lowest'), on: `Node ${process.version}`, node: undefined, nodeOptions: '' },
+  { msw: devVersion('msw3'), on: 'Node 24, --experimental-vm-modules', node: inject('node24'), nodeOptions: '--experimental-vm-modules' },
+])('a jest consumer (CommonJS, msw $msw, $on)', ({ msw, node, nodeOptions }) => {
   let consumer: ConsumerProject
   beforeAll(async () => {
-    consumer = await consumerProject(tarball, [`msw@${MSW}`, `jest@${JEST}`], {
-      'readme.test.js': snippet,
-    })
+    consumer = await consumerProject(tarball, [`msw@${msw}`, `jest@${JEST}`], { 'readme.test.js': snippet }, {}, node)
   }, 180_000)
   afterAll(() => consumer?.remove())
 
@@ -37,7 +39,8 @@ describe(`a jest consumer (CommonJS, msw ${MSW})`, () => {
     expect(snippet).toContain("require('call-sandbox/node')")
     expect(snippet).not.toContain('import ')
     // jest's cache goes in the project, removed with it (by default it is <tmp>/jest_<uid>, left behind).
-    const output = await consumer.run('npx', ['jest', '--ci', '--cacheDirectory', join(consumer.folder, '.jest-cache')])
+    const jest = ['npx', 'jest', '--ci', '--cacheDirectory', join(consumer.folder, '.jest-cache')]
+    const output = await consumer.run('env', [`NODE_OPTIONS=${nodeOptions}`, ...jest])
     expect(output).toMatch(/Tests:\s+1 passed, 1 total/)
   }, 120_000)
 })
