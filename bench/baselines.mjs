@@ -4,23 +4,31 @@
 // up first, alternates its contenders (A, B, B, A, ...) rather than running
 // all of A and then all of B, and takes medians.
 //
-//   1. import call-sandbox/node and seed the default world, fresh process, against import('msw/node')
-//   2. in process, GET /v1/calls?limit=50 through msw's setupServer, against a bare msw handler of the same bytes
-//   3. the standalone server under 20 concurrent connections, against Express + @mswjs/http-middleware,
-//      plain Express (both sending the same bytes) and Stoplight Prism serving the sandbox's own document
-//   4. the CLI's start-up until it listens against a bare node start, and its RSS at idle
+//   1. the standalone server, GET /v1/calls?limit=50 under 20 concurrent connections, against Stoplight Prism
+//      serving the sandbox's own document, Mockoon CLI and WireMock (one route of the same bytes), plain Express
+//      and plain node:http (the floor), and node:http asking msw's getResponse for one handler of the same bytes
+//   2. in process, GET /v1/calls?limit=50 through msw's setupServer, against a bare msw handler of the same bytes,
+//      on msw 2 (Node 20) and msw 3 (Node 24)
+//   3. import call-sandbox/node and seed the default world, fresh process, against import('msw/node'),
+//      on msw 2 (Node 20) and msw 3 (Node 24)
+//   4. the CLI's start-up until it listens against a bare node start on the same binary: Node 24 from its
+//      compile cache, and Node 20 (which has none); its RSS at idle
 //   5. 100,000 calls: seed, one write, reset() after 10 writes and RSS, against the default world
 //   6. a consumer's vitest suite of 9 files on setupSandboxServer, against the same on a bare msw handler
 //
-// Child processes (servers, fresh imports, worlds) are killed and temporary
-// files removed at the end, on an error too. This file imports only Node's
-// own modules at the top, so that it can run itself as a child (see `mode`).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+// Mockoon CLI and WireMock (its standalone jar, run with the machine's java)
+// are installed from the npm registry into node_modules/.cache/bench-peers on
+// the first run. Child processes (servers, fresh imports, worlds) are killed
+// and temporary files removed at the end, on an error too. This file imports
+// only Node's own modules at the top, so that it can run itself as a child
+// (see `mode`).
+import { randomUUID } from 'node:crypto'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { killChildren, launch, stop, waitFor } from './children.mjs'
 import { median } from './median.mjs'
 
@@ -34,6 +42,10 @@ const NOW = '2026-11-20T12:00:00Z'
 const AUTH = 'Bearer sk_sandbox_all'
 const PAGE = '/v1/calls?limit=50'
 const CONNECTIONS = 20
+// Figure 1's peers, pinned: the environment file below is written for this Mockoon's data format.
+const PEERS_DIR = join(ROOT, 'node_modules/.cache/bench-peers')
+const PEERS = { '@mockoon/cli': '9.9.0', wiremock: '3.13.2' }
+const MOCKOON_DATA_FORMAT = 33 // Mockoon's `lastMigration`: the format of its environment files
 
 // ---------------------------------------------------------------- helpers
 
@@ -49,6 +61,11 @@ function tempDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   temporary.add(dir)
   return dir
+}
+
+function removeTempDir(dir) {
+  rmSync(dir, { recursive: true, force: true })
+  temporary.delete(dir)
 }
 
 /** The whole run of a command: its standard output; rejects unless it exits 0. */
@@ -83,6 +100,7 @@ function spread(what, samples, format) {
 
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`
 const millis = (ms) => `${ms.toFixed(2)} ms`
+const kilobytes = (bytes) => `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`
 const megabytes = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 const perSecond = (rate) => `${Math.round(rate).toLocaleString('en-US')} req/s`
 
@@ -98,6 +116,34 @@ function row(what, value, baseline, ratio, goal = '') {
   rows.push({ what, value, baseline, ratio: ratio === undefined ? '' : `${ratio.toFixed(2)}x`, goal: goalText })
 }
 
+let node24
+/** The Node 24 binary (scripts/node24.mjs installs it on its first call) and its version. */
+async function nodeTwentyFour() {
+  if (!node24) {
+    const path = (await run(process.execPath, [join(ROOT, 'scripts/node24.mjs')])).trim()
+    node24 = { path, version: (await run(path, ['--version'])).trim() }
+  }
+  return node24
+}
+
+/**
+ * A major of msw and the node it runs on, checked by asking the node which msw
+ * `import 'msw'` reaches: msw 2 is the project's `msw` on this node; msw 3
+ * needs Node 22.12, and bench/msw3.mjs points every import of 'msw' (the
+ * built package's too) at the `msw3` alias.
+ */
+async function mswRuntime(major) {
+  let runtime = { node: process.execPath, flags: [], on: `Node ${process.version}` }
+  if (major === 3) {
+    const { path, version } = await nodeTwentyFour()
+    runtime = { node: path, flags: ['--import', pathToFileURL(join(ROOT, 'bench/msw3.mjs')).href], on: `Node ${version}` }
+  }
+  const script = "import { readFileSync } from 'node:fs'; console.log(JSON.parse(readFileSync(new URL(import.meta.resolve('msw/package.json')), 'utf8')).version)"
+  const version = (await run(runtime.node, [...runtime.flags, '--input-type=module', '-e', script])).trim()
+  if (!version.startsWith(`${major}.`)) throw new Error(`import 'msw' reached msw ${version} on ${runtime.on}, not msw ${major}.`)
+  return { ...runtime, label: `msw ${version}, ${runtime.on}` }
+}
+
 // ---------------------------------------------------------------- the run
 
 async function main() {
@@ -108,8 +154,6 @@ async function main() {
       process.exit(130)
     })
   }
-  // The CLI's compile cache: the bench's own, removed at the end, for every CLI it starts.
-  process.env.NODE_COMPILE_CACHE = tempDir('bench-compile-cache-')
   const started = performance.now()
   process.stderr.write(`baselines: call-sandbox/node is ${fileURLToPath(NODE_ENTRY)}, the CLI ${CLI}\n`)
   const phase = (name) => process.stderr.write(`baselines: ${name} (${seconds(performance.now() - started)} in)\n`)
@@ -117,14 +161,13 @@ async function main() {
     // BENCH_ONLY=2,3 runs only those figures
     const only = process.env.BENCH_ONLY?.split(',')
     const figures = [
-      ['1', 'import and seed, fresh processes', importFigure],
+      ['3', 'import and seed, fresh processes', importFigure],
       ['4', 'CLI start-up and RSS', startUpFigure],
-      ['2', 'in process, through msw', async () => (consumerBody = await inProcessFigure())],
-      ['3', 'standalone servers under load', serverFigure],
+      ['2', 'in process, through msw', inProcessFigure],
+      ['1', 'standalone servers under load', serverFigure],
       ['5', '100,000 calls', largeWorldFigure],
-      ['6', 'a consumer suite', async () => consumerFigure(consumerBody ?? (await inProcessFigure()))],
+      ['6', 'a consumer suite', consumerFigure],
     ]
-    let consumerBody
     for (const [number, name, figure] of figures) {
       if (only && !only.includes(number)) continue
       phase(`${number}. ${name}`)
@@ -137,144 +180,13 @@ async function main() {
   console.table(rows)
 }
 
-// 1. Import and seed in a fresh process, against importing msw/node alone; timed in
-// the child from before the import (node's own start, the same for both, left out).
-async function importFigure() {
-  const sandboxScript = `
-    const start = performance.now()
-    const { setupSandboxServer } = await import(${JSON.stringify(NODE_ENTRY)})
-    const { server, sandbox } = setupSandboxServer({ seed: 1, now: ${JSON.stringify(NOW)} })
-    await sandbox.ready
-    console.log(performance.now() - start)`
-  const mswScript = `
-    const start = performance.now()
-    await import('msw/node')
-    console.log(performance.now() - start)`
-  const fresh = async (script) => Number(await run(process.execPath, ['--input-type=module', '-e', script]))
-  const sandbox = []
-  const msw = []
-  await fresh(sandboxScript) // warm-up: the files in the page cache
-  await fresh(mswScript)
-  for (let i = 0; i < 7; i++) {
-    if (i % 2 === 0) {
-      sandbox.push(await fresh(sandboxScript))
-      msw.push(await fresh(mswScript))
-    } else {
-      msw.push(await fresh(mswScript))
-      sandbox.push(await fresh(sandboxScript))
-    }
-  }
-  spread('import + seed', sandbox, seconds)
-  spread("import('msw/node')", msw, seconds)
-  row(
-    "import call-sandbox/node + seed the default world (README's setupSandboxServer), fresh process",
-    seconds(median(sandbox)),
-    `import('msw/node') alone, fresh process: ${seconds(median(msw))}`,
-    median(sandbox) / median(msw),
-    ['<=', 2.5],
-  )
-}
-
-// 4. The CLI until it listens, against a bare node start; its RSS a second after it listens.
-// The CLI starts from its compile cache (in the bench's own temp folder, see
-// main), which its first start writes; the same without the cache is shown too.
-async function startUpFigure() {
-  const startUp = async ({ args, env }) => {
-    const start = performance.now()
-    const child = launch(process.execPath, args, { env: { ...process.env, ...env } })
-    await waitFor(child, /listening on/)
-    const ms = performance.now() - start
-    await sleep(1_000)
-    const rss = rssOf(child.pid)
-    await stop(child)
-    return { ms, rss }
-  }
-  const contenders = {
-    bare: { args: ['-e', "console.log('listening on nothing'); setInterval(() => {}, 60_000)"], runs: [] },
-    cli: { args: [CLI, '--port', '0', '--quiet'], runs: [] },
-    uncached: { args: [CLI, '--port', '0', '--quiet'], env: { NODE_DISABLE_COMPILE_CACHE: '1' }, runs: [] },
-  }
-  const order = [contenders.bare, contenders.cli, contenders.uncached]
-  for (const contender of order) await startUp(contender) // warm-up; the CLI's writes its cache
-  for (let i = 0; i < 5; i++) {
-    for (const contender of i % 2 === 0 ? order : [...order].reverse()) contender.runs.push(await startUp(contender))
-  }
-  const ms = ({ runs }) => median(runs.map((one) => one.ms))
-  const rss = ({ runs }) => median(runs.map((one) => one.rss))
-  const { bare, cli, uncached } = contenders
-  spread('CLI start-up', cli.runs.map((one) => one.ms), seconds)
-  spread('CLI start-up without its compile cache', uncached.runs.map((one) => one.ms), seconds)
-  spread('bare node start', bare.runs.map((one) => one.ms), seconds)
-  spread('CLI RSS', cli.runs.map((one) => one.rss), megabytes)
-  spread('CLI RSS without its compile cache', uncached.runs.map((one) => one.rss), megabytes)
-  const underMegabytes = (value) => `<= 100 MB (${value <= 100 * 1024 * 1024 ? 'met' : 'missed'})`
-  row('call-sandbox CLI start until it listens (default world)', seconds(ms(cli)), `bare node until it prints: ${seconds(ms(bare))}`, ms(cli) / ms(bare), ['<=', 4])
-  row('the same, without its compile cache (a first start)', seconds(ms(uncached)), `bare node until it prints: ${seconds(ms(bare))}`, ms(uncached) / ms(bare), ['<=', 4])
-  row('call-sandbox CLI RSS at idle, 1 s after it listens (default world)', megabytes(rss(cli)), `bare node idling: ${megabytes(rss(bare))}`, rss(cli) / rss(bare), underMegabytes(rss(cli)))
-  row('the same, without its compile cache', megabytes(rss(uncached)), `bare node idling: ${megabytes(rss(bare))}`, rss(uncached) / rss(bare), underMegabytes(rss(uncached)))
-}
-
-// 2. In process: the sandbox's handlers in msw's setupServer and a real fetch,
-// against a bare msw handler on the same URL returning the same bytes.
-// Returns the body of the README's test request, for the consumer suite.
-async function inProcessFigure() {
-  const { setupServer } = await import('msw/node')
-  const { http, HttpResponse } = await import('msw')
-  const { createSandbox } = await import(ENTRY)
-  const sandbox = createSandbox({ seed: 1, now: NOW })
-  await sandbox.ready
-  const server = setupServer(...sandbox.handlers)
-  server.listen({ onUnhandledRequest: 'error' })
-  try {
-    const url = `https://api.example.com${PAGE}`
-    const get = async (target) => {
-      const response = await fetch(target, { headers: { Authorization: AUTH } })
-      if (response.status !== 200) throw new Error(`${target}: ${response.status}`)
-      return response.text()
-    }
-    const body = await get(url)
-    const consumerBody = await get('https://api.example.com/v1/calls?limit=5')
-    const bare = [http.get('https://api.example.com/v1/calls', () => HttpResponse.text(body, { headers: { 'content-type': 'application/json' } }))]
-    const batch = async (handlers, requests = 200) => {
-      server.resetHandlers(...handlers)
-      const start = performance.now()
-      for (let i = 0; i < requests; i++) await get(url)
-      return requests / ((performance.now() - start) / 1000)
-    }
-    await batch(sandbox.handlers, 300)
-    await batch(bare, 300)
-    const ours = []
-    const theirs = []
-    for (let i = 0; i < 16; i++) {
-      if (i % 2 === 0) {
-        ours.push(await batch(sandbox.handlers))
-        theirs.push(await batch(bare))
-      } else {
-        theirs.push(await batch(bare))
-        ours.push(await batch(sandbox.handlers))
-      }
-    }
-    spread('in process, sandbox', ours, perSecond)
-    spread('in process, bare msw', theirs, perSecond)
-    row(
-      `in process: GET ${PAGE} through msw setupServer + fetch (${(body.length / 1024).toFixed(0)} KB)`,
-      perSecond(median(ours)),
-      `bare msw http.get returning the same bytes: ${perSecond(median(theirs))}`,
-      median(ours) / median(theirs),
-      ['>=', 0.85],
-    )
-    return consumerBody
-  } finally {
-    server.close()
-  }
-}
-
-// 3. The standalone server under 20 concurrent connections, against three others, each in its own process.
+// 1. The standalone server under 20 concurrent connections, against six others, each in its own process.
 async function serverFigure() {
+  await installPeers()
   const dir = tempDir('bench-call-sandbox-')
+  const headers = { authorization: AUTH }
   const cli = launch(process.execPath, [CLI, '--port', '0', '--quiet'])
   const [, sandboxUrl] = await waitFor(cli, /listening on (\S+)/)
-  const headers = { authorization: AUTH }
   const fetched = async (path, init) => {
     const response = await fetch(new URL(path, sandboxUrl), init)
     const bytes = Buffer.from(await response.arrayBuffer())
@@ -287,68 +199,188 @@ async function serverFigure() {
   const documentFile = join(dir, 'openapi.json')
   writeFileSync(documentFile, await fetched('/openapi.json'))
 
-  const express = launch(process.execPath, [import.meta.filename, 'express', bodyFile])
-  const expressMsw = launch(process.execPath, [import.meta.filename, 'express-msw', bodyFile])
-  const prismPort = await freePort()
-  const prismBin = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js')
-  // -v warn: no line per request, as the sandbox's --quiet
-  const prism = launch(process.execPath, [prismBin, 'mock', documentFile, '--port', String(prismPort), '-v', 'warn'])
-  const [, expressUrl] = await waitFor(express, /listening on (\S+)/)
-  const [, expressMswUrl] = await waitFor(expressMsw, /listening on (\S+)/)
-  const prismUrl = `http://127.0.0.1:${prismPort}/`
-  for (let tries = 0; ; tries++) {
-    const answered = await fetch(new URL(PAGE, prismUrl), { headers }).then(
-      (response) => response.arrayBuffer().then(() => response.status),
-      () => undefined,
-    )
-    if (answered !== undefined) {
-      if (answered !== 200) throw new Error(`Prism answered ${PAGE} with ${answered}:\n${prism.output}`)
-      break
-    }
-    if (tries > 300 || prism.exitCode !== null) throw new Error(`Prism did not start:\n${prism.output}`)
-    await sleep(200)
-  }
+  // Any length of the sandbox's page: its clock runs, and its live calls' durations grow a digit now and then.
+  const sandbox = { name: 'call-sandbox', child: cli, url: sandboxUrl, output: () => cli.output }
+  const others = await Promise.all([
+    startPrism(documentFile),
+    startMockoon(dir, body),
+    startWireMock(dir, body),
+    startNodeContender('Express', 'express', bodyFile, body),
+    startNodeContender('node:http', 'node-http', bodyFile, body),
+    startNodeContender('node:http + msw getResponse', 'msw-get-response', bodyFile, body),
+  ])
+  const contenders = [sandbox, ...others]
+  for (const contender of contenders) contender.answered = await checkAnswer(contender, headers)
 
-  const contenders = [
-    { name: 'sandbox', url: sandboxUrl },
-    { name: 'express-msw', url: expressMswUrl },
-    { name: 'express', url: expressUrl },
-    { name: 'prism', url: prismUrl },
-  ]
   const load = await loadGenerator()
   for (const contender of contenders) {
     contender.client = load.client(contender.url)
     contender.rates = []
-    contender.bytes = 0
   }
   const round = async (contender, ms) => {
     const { rate, failed, bytes } = await contender.client.round(PAGE, headers, ms)
     if (failed > 0) throw new Error(`${contender.name}: ${failed} answers were not 200`)
-    contender.bytes = bytes
+    if (contender.bytes !== undefined && bytes !== contender.bytes) throw new Error(`${contender.name}: an answer of ${bytes} bytes, not ${contender.bytes}`)
     return rate
   }
-  for (const contender of contenders) await round(contender, 1_000) // warm-up
+  // A longer warm-up than the rounds: WireMock's JVM compiles its hot paths as it goes.
+  for (const contender of contenders) await round(contender, 2_000)
   for (let i = 0; i < 5; i++) {
     const order = i % 2 === 0 ? contenders : [...contenders].reverse()
     for (const contender of order) contender.rates.push(await round(contender, 1_500))
   }
   for (const contender of contenders) await contender.client.close()
-  for (const child of [cli, express, expressMsw, prism]) await stop(child)
-  rmSync(dir, { recursive: true, force: true })
-  temporary.delete(dir)
+  for (const contender of contenders) await stop(contender.child)
+  removeTempDir(dir)
 
   for (const contender of contenders) spread(`standalone, ${contender.name}`, contender.rates, perSecond)
-  const [sandbox, expressMswRate, expressRate, prismRate] = contenders.map((contender) => median(contender.rates))
-  const what = `standalone: GET ${PAGE}, ${CONNECTIONS} connections (${load.name}), ${(body.length / 1024).toFixed(0)} KB`
-  row(`${what}: call-sandbox CLI`, perSecond(sandbox), `Express + @mswjs/http-middleware, one msw handler of the same bytes: ${perSecond(expressMswRate)}`, sandbox / expressMswRate, ['>=', 0.85])
-  row(`${what}: call-sandbox CLI`, perSecond(sandbox), `plain Express sending the same bytes: ${perSecond(expressRate)}`, sandbox / expressRate, 'none (the floor)')
-  row(
-    `${what}: call-sandbox CLI`,
-    perSecond(sandbox),
-    `Prism mock of the sandbox's document (its generated example, ${(contenders[3].bytes / 1024).toFixed(1)} KB, not the same bytes): ${perSecond(prismRate)}`,
-    sandbox / prismRate,
-    ['>=', 2],
-  )
+  const rate = (contender) => median(contender.rates)
+  const what = `standalone: GET ${PAGE}, ${CONNECTIONS} connections (${load.name}), ${kilobytes(body.length)}: call-sandbox CLI`
+  for (const other of others) row(what, perSecond(rate(sandbox)), `${other.baseline(other.answered)}: ${perSecond(rate(other))}`, rate(sandbox) / rate(other), other.goal)
+}
+
+/** Stoplight Prism mocking the sandbox's own document: it answers with an example it generates from the schema. */
+async function startPrism(documentFile) {
+  const port = await freePort()
+  const bin = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js')
+  // -v warn: no line per request, as the sandbox's --quiet
+  const child = launch(process.execPath, [bin, 'mock', documentFile, '--port', String(port), '-v', 'warn'])
+  return {
+    name: 'Prism',
+    child,
+    url: `http://127.0.0.1:${port}/`,
+    output: () => child.output,
+    baseline: (bytes) => `Prism mock of the sandbox's document (its generated example, ${kilobytes(bytes)}, not the same bytes)`,
+    goal: ['>=', 2],
+  }
+}
+
+/** Mockoon CLI: one route sending the same bytes, its templating off, without the admin API the bench does not use. */
+async function startMockoon(dir, body) {
+  const port = await freePort()
+  const response = {
+    uuid: randomUUID(),
+    default: true,
+    statusCode: 200,
+    headers: [{ key: 'Content-Type', value: 'application/json' }],
+    bodyType: 'INLINE',
+    body: body.toString('utf8'),
+    disableTemplating: true,
+  }
+  const route = { uuid: randomUUID(), type: 'http', method: 'get', endpoint: 'v1/calls', responses: [response] }
+  const environment = {
+    uuid: randomUUID(),
+    lastMigration: MOCKOON_DATA_FORMAT,
+    name: 'bench',
+    port,
+    hostname: '127.0.0.1',
+    routes: [route],
+    rootChildren: [{ type: 'route', uuid: route.uuid }],
+  }
+  const environmentFile = join(dir, 'mockoon-environment.json')
+  writeFileSync(environmentFile, JSON.stringify(environment))
+  // Mockoon logs a line for every request and has no flag against it: the
+  // lines go to a file, not through the bench (the load generator) as the
+  // other contenders' output does. Its home is the temp folder: it makes
+  // ~/.mockoon-cli even without its log file.
+  const logFile = join(dir, 'mockoon.log')
+  const log = openSync(logFile, 'w')
+  const bin = join(PEERS_DIR, 'node_modules/@mockoon/cli/bin/run.js')
+  const args = [bin, 'start', '--data', environmentFile, '--disable-log-to-file', '--disable-admin-api']
+  const child = launch(process.execPath, args, { env: { ...process.env, HOME: dir }, stdio: ['ignore', log, log] })
+  closeSync(log)
+  return {
+    name: 'Mockoon',
+    child,
+    url: `http://127.0.0.1:${port}/`,
+    bytes: body.length,
+    output: () => readFileSync(logFile, 'utf8').slice(-8_000),
+    baseline: () => `Mockoon CLI ${PEERS['@mockoon/cli']}, one route of the same bytes`,
+    goal: ['>=', 2],
+  }
+}
+
+/**
+ * WireMock standalone, the npm package's jar on the machine's java, one stub
+ * of the same bytes, set up as its documentation advises for load: no request
+ * journal, no log line per request (--disable-request-logging, "useful when
+ * performance testing"), Jetty's default 25 container threads for the 20
+ * connections. No templating and no gzip, which the bytes do not need, and a
+ * Content-Length, as the others send, rather than its default chunks.
+ */
+async function startWireMock(dir, body) {
+  const root = join(dir, 'wiremock')
+  mkdirSync(join(root, 'mappings'), { recursive: true })
+  const stub = { request: { method: 'GET', urlPath: '/v1/calls' }, response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: body.toString('utf8') } }
+  writeFileSync(join(root, 'mappings', 'calls.json'), JSON.stringify(stub))
+  const jarDir = join(PEERS_DIR, 'node_modules/wiremock/build')
+  const jar = readdirSync(jarDir).find((name) => /^wiremock-standalone-.*\.jar$/.test(name))
+  if (!jar) throw new Error(`no wiremock-standalone-*.jar in ${jarDir}`)
+  const port = await freePort()
+  const java = launch('java', ['-version'])
+  await java.exited
+  const javaVersion = java.output.match(/version "([^"]+)"/)?.[1] ?? 'unknown'
+  const args = [
+    '-jar', join(jarDir, jar), '--port', String(port), '--bind-address', '127.0.0.1', '--root-dir', root,
+    '--no-request-journal', '--disable-request-logging', '--disable-banner', '--container-threads', '25',
+    '--disable-response-templating', '--disable-gzip', '--use-chunked-encoding', 'never',
+  ]
+  const child = launch('java', args)
+  return {
+    name: 'WireMock',
+    child,
+    url: `http://127.0.0.1:${port}/`,
+    bytes: body.length,
+    output: () => child.output,
+    baseline: () => `WireMock ${PEERS.wiremock} standalone (java ${javaVersion}), one stub of the same bytes`,
+    goal: ['>=', 0.75],
+  }
+}
+
+/** A contender this file serves as a child of its own (see serveContender). */
+async function startNodeContender(name, which, bodyFile, body) {
+  const child = launch(process.execPath, [import.meta.filename, which, bodyFile])
+  const [, url] = await waitFor(child, /listening on (\S+)/)
+  const baselines = {
+    express: ['plain Express sending the same bytes', 'none (the floor)'],
+    'node-http': ['plain node:http sending the same bytes', 'none (the floor)'],
+    'msw-get-response': ["node:http asking msw's getResponse for one http.get handler of the same bytes", 'none (reported)'],
+  }
+  const [baseline, goal] = baselines[which]
+  return { name, child, url, bytes: body.length, output: () => child.output, baseline: () => baseline, goal }
+}
+
+/** Waits until a contender answers (Prism, Mockoon and WireMock do not print when they listen); rejects unless its answer is a 200 of the bytes it should send. */
+async function checkAnswer(contender, headers) {
+  const url = new URL(PAGE, contender.url)
+  for (let tries = 0; ; tries++) {
+    const answer = await fetch(url, { headers }).then(
+      async (response) => ({ status: response.status, bytes: (await response.arrayBuffer()).byteLength }),
+      () => undefined,
+    )
+    if (answer) {
+      if (answer.status !== 200 || (contender.bytes !== undefined && answer.bytes !== contender.bytes)) {
+        const expected = contender.bytes === undefined ? '' : ` of ${contender.bytes} bytes`
+        throw new Error(`${contender.name} answered ${PAGE} with ${answer.status} and ${answer.bytes} bytes, not 200${expected}:\n${contender.output()}`)
+      }
+      return answer.bytes
+    }
+    if (tries > 300 || contender.child.exitCode !== null) throw new Error(`${contender.name} did not start:\n${contender.output()}`)
+    await sleep(200)
+  }
+}
+
+/** Installs figure 1's peers (PEERS) in PEERS_DIR unless they are there: outside node_modules/.bin, where their commands would shadow the project's. */
+async function installPeers() {
+  const installed = (name) => {
+    const manifest = join(PEERS_DIR, 'node_modules', name, 'package.json')
+    return existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === PEERS[name]
+  }
+  if (Object.keys(PEERS).every(installed)) return
+  const specs = Object.entries(PEERS).map(([name, version]) => `${name}@${version}`)
+  process.stderr.write(`baselines: installing ${specs.join(', ')} in ${PEERS_DIR}\n`)
+  // one command for all: an install with --no-save removes what its package.json does not list
+  await run('npm', ['install', '--prefix', PEERS_DIR, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...specs])
 }
 
 /** A small load generator: CONNECTIONS requests in flight, each connection kept alive, for a fixed time. */
@@ -418,24 +450,220 @@ async function loadGenerator() {
   }
 }
 
-/** A contender of figure 3, as a child: plain Express, or Express with msw's http-middleware, sending the body file's bytes. */
+/**
+ * A contender of figure 1, as a child, sending the body file's bytes: plain
+ * Express, plain node:http, or node:http turning each request into a Fetch
+ * `Request` for msw's `getResponse` and writing its `Response` out as the
+ * sandbox's server does (src/server/fetchExchange.ts).
+ */
 async function serveContender(which, bodyFile) {
-  const { default: express } = await import('express')
   const body = readFileSync(bodyFile)
-  const app = express()
-  app.disable('x-powered-by') // as the sandbox's app
-  app.set('etag', false)
+  const listening = (server) => console.log(`listening on http://127.0.0.1:${server.address().port}/`)
   if (which === 'express') {
+    const { default: express } = await import('express')
+    const app = express()
+    app.disable('x-powered-by') // as the sandbox's app
+    app.set('etag', false)
     app.get('/v1/calls', (request, response) => {
       response.type('application/json').send(body)
     })
-  } else {
-    const { createMiddleware } = await import('@mswjs/http-middleware')
-    const { http, HttpResponse } = await import('msw')
-    const text = body.toString('utf8')
-    app.use(createMiddleware(http.get('/v1/calls', () => HttpResponse.text(text, { headers: { 'content-type': 'application/json' } }))))
+    const server = app.listen(0, '127.0.0.1', () => listening(server))
+    return
   }
-  const server = app.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}/`))
+  const { createServer: createHttpServer } = await import('node:http')
+  if (which === 'node-http') {
+    const server = createHttpServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body)
+    })
+    server.listen(0, '127.0.0.1', () => listening(server))
+    return
+  }
+  const { getResponse, http, HttpResponse } = await import('msw')
+  const handlers = [http.get('*/v1/calls', () => new HttpResponse(body, { headers: { 'content-type': 'application/json' } }))]
+  let origin
+  const server = createHttpServer(async (request, response) => {
+    const headers = new Headers()
+    for (let i = 0; i < request.rawHeaders.length; i += 2) headers.append(request.rawHeaders[i], request.rawHeaders[i + 1])
+    const answer = await getResponse(handlers, new Request(new URL(request.url, origin), { method: request.method, headers }))
+    if (!answer) {
+      response.writeHead(404).end()
+      return
+    }
+    response.statusCode = answer.status
+    answer.headers.forEach((value, name) => response.setHeader(name, value))
+    response.end(Buffer.from(await answer.arrayBuffer()))
+  })
+  server.listen(0, '127.0.0.1', () => {
+    origin = `http://127.0.0.1:${server.address().port}`
+    listening(server)
+  })
+}
+
+// 2. In process, in a child per major of msw (msw 3 on Node 24): the sandbox's
+// handlers in msw's setupServer and a real fetch, against a bare msw handler on
+// the same URL returning the same bytes.
+async function inProcessFigure() {
+  for (const major of [2, 3]) {
+    const { node, flags, label } = await mswRuntime(major)
+    const { ours, theirs, bytes } = JSON.parse(await run(node, [...flags, import.meta.filename, 'in-process']))
+    spread(`in process, sandbox, ${label}`, ours, perSecond)
+    spread(`in process, bare msw, ${label}`, theirs, perSecond)
+    row(
+      `in process, ${label}: GET ${PAGE} through msw setupServer + fetch (${kilobytes(bytes)})`,
+      perSecond(median(ours)),
+      `bare msw http.get returning the same bytes (a Buffer): ${perSecond(median(theirs))}`,
+      median(ours) / median(theirs),
+      ['>=', 0.85],
+    )
+  }
+}
+
+/** Figure 2, as a child: both contenders' rates, printed as JSON. */
+async function inProcessRates() {
+  const { setupServer } = await import('msw/node')
+  const { http, HttpResponse } = await import('msw')
+  const { createSandbox } = await import(ENTRY)
+  const sandbox = createSandbox({ seed: 1, now: NOW })
+  await sandbox.ready
+  const server = setupServer(...sandbox.handlers)
+  server.listen({ onUnhandledRequest: 'error' })
+  try {
+    const url = `https://api.example.com${PAGE}`
+    const get = async () => {
+      const response = await fetch(url, { headers: { Authorization: AUTH } })
+      if (response.status !== 200) throw new Error(`${url}: ${response.status}`)
+      return response.arrayBuffer()
+    }
+    const body = Buffer.from(await get())
+    const bare = [http.get('https://api.example.com/v1/calls', () => new HttpResponse(body, { headers: { 'content-type': 'application/json' } }))]
+    const batch = async (handlers, requests = 200) => {
+      server.resetHandlers(...handlers)
+      const start = performance.now()
+      for (let i = 0; i < requests; i++) {
+        if ((await get()).byteLength !== body.length) throw new Error(`${url}: not the ${body.length} bytes`)
+      }
+      return requests / ((performance.now() - start) / 1000)
+    }
+    await batch(sandbox.handlers, 300)
+    await batch(bare, 300)
+    const ours = []
+    const theirs = []
+    for (let i = 0; i < 16; i++) {
+      if (i % 2 === 0) {
+        ours.push(await batch(sandbox.handlers))
+        theirs.push(await batch(bare))
+      } else {
+        theirs.push(await batch(bare))
+        ours.push(await batch(sandbox.handlers))
+      }
+    }
+    process.stdout.write(JSON.stringify({ ours, theirs, bytes: body.length }))
+  } finally {
+    server.close()
+  }
+}
+
+// 3. Import and seed in a fresh process, against importing msw/node alone, on
+// each major of msw; timed in the child from before the import (node's own
+// start, the same for both, left out).
+async function importFigure() {
+  const sandboxScript = `
+    const start = performance.now()
+    const { setupSandboxServer } = await import(${JSON.stringify(NODE_ENTRY)})
+    const { server, sandbox } = setupSandboxServer({ seed: 1, now: ${JSON.stringify(NOW)} })
+    await sandbox.ready
+    console.log(performance.now() - start)`
+  const mswScript = `
+    const start = performance.now()
+    await import('msw/node')
+    console.log(performance.now() - start)`
+  for (const major of [2, 3]) {
+    const { node, flags, label } = await mswRuntime(major)
+    const fresh = async (script) => Number(await run(node, [...flags, '--input-type=module', '-e', script]))
+    const sandbox = []
+    const msw = []
+    await fresh(sandboxScript) // warm-up: the files in the page cache
+    await fresh(mswScript)
+    for (let i = 0; i < 7; i++) {
+      if (i % 2 === 0) {
+        sandbox.push(await fresh(sandboxScript))
+        msw.push(await fresh(mswScript))
+      } else {
+        msw.push(await fresh(mswScript))
+        sandbox.push(await fresh(sandboxScript))
+      }
+    }
+    spread(`import + seed, ${label}`, sandbox, seconds)
+    spread(`import('msw/node'), ${label}`, msw, seconds)
+    row(
+      `import call-sandbox/node + seed the default world (README's setupSandboxServer), fresh process, ${label}`,
+      seconds(median(sandbox)),
+      `import('msw/node') alone, fresh process: ${seconds(median(msw))}`,
+      median(sandbox) / median(msw),
+      ['<=', 2.5],
+    )
+  }
+}
+
+// 4. The CLI until it listens, against a bare node start on the same binary;
+// its RSS a second after it listens. On Node 24 the CLI starts from Node's
+// compile cache (bin.ts enables it), in a temp folder of its own which a first
+// start, not measured, fills; Node 20 has no compile cache.
+async function startUpFigure() {
+  const startUp = async ({ node, args, env }) => {
+    const start = performance.now()
+    const child = launch(node, args, { env: { ...process.env, ...env } })
+    await waitFor(child, /listening on/)
+    const ms = performance.now() - start
+    await sleep(1_000)
+    const rss = rssOf(child.pid)
+    await stop(child)
+    return { ms, rss }
+  }
+  const { path: node24Path, version: node24Version } = await nodeTwentyFour()
+  const compileCache = tempDir('bench-compile-cache-')
+  const bareArgs = ['-e', "console.log('listening on nothing'); setInterval(() => {}, 60_000)"]
+  const cliArgs = [CLI, '--port', '0', '--quiet']
+  const withCache = { NODE_COMPILE_CACHE: compileCache }
+  const pairs = [
+    {
+      on: `Node ${node24Version}`,
+      how: 'from its compile cache',
+      cli: { node: node24Path, args: cliArgs, env: withCache, runs: [] },
+      bare: { node: node24Path, args: bareArgs, env: withCache, runs: [] },
+      goal: ['<=', 3],
+    },
+    {
+      on: `Node ${process.version}`,
+      how: 'no compile cache there',
+      cli: { node: process.execPath, args: cliArgs, runs: [] },
+      bare: { node: process.execPath, args: bareArgs, runs: [] },
+      goal: 'none (reported)',
+    },
+  ]
+  const order = pairs.flatMap(({ cli, bare }) => [bare, cli])
+  for (const contender of order) await startUp(contender) // warm-up; the CLI's first start on Node 24 fills the cache
+  if (readdirSync(compileCache).length === 0) throw new Error(`The CLI's first start on ${pairs[0].on} left no compile cache in ${compileCache}.`)
+  for (let i = 0; i < 5; i++) {
+    for (const contender of i % 2 === 0 ? order : [...order].reverse()) contender.runs.push(await startUp(contender))
+  }
+  removeTempDir(compileCache)
+  const ms = ({ runs }) => median(runs.map((one) => one.ms))
+  const rss = ({ runs }) => median(runs.map((one) => one.rss))
+  for (const { on, how, cli, bare } of pairs) {
+    spread(`CLI start-up, ${on}, ${how}`, cli.runs.map((one) => one.ms), seconds)
+    spread(`bare node start, ${on}`, bare.runs.map((one) => one.ms), seconds)
+    spread(`CLI RSS, ${on}`, cli.runs.map((one) => one.rss), megabytes)
+  }
+  for (const { on, how, cli, bare, goal } of pairs) {
+    const what = `call-sandbox CLI start until it listens (default world), ${on}, ${how}`
+    row(what, seconds(ms(cli)), `bare node until it prints, ${on}: ${seconds(ms(bare))}`, ms(cli) / ms(bare), goal)
+  }
+  const underMegabytes = (value) => `<= 100 MB (${value <= 100 * 1024 * 1024 ? 'met' : 'missed'})`
+  for (const { on, cli, bare } of pairs) {
+    const what = `call-sandbox CLI RSS at idle, 1 s after it listens (default world), ${on}`
+    row(what, megabytes(rss(cli)), `bare node idling: ${megabytes(rss(bare))}`, rss(cli) / rss(bare), underMegabytes(rss(cli)))
+  }
 }
 
 // 5. 100,000 calls against the default world, each in a process of its own (its RSS is the world's).
@@ -504,7 +732,8 @@ async function worldFigures(calls) {
 // 6. A consumer's suite: the packed package in a project of its own, 9 test
 // files on the README's setupSandboxServer, against the same 9 on a bare msw
 // handler returning the same bytes.
-async function consumerFigure(body) {
+async function consumerFigure() {
+  const body = await readmeAnswer()
   const dir = tempDir('bench-call-sandbox-consumer-')
   const packed = JSON.parse(await run('npm', ['pack', '--pack-destination', dir, '--json', '--ignore-scripts']))
   const tarball = join(dir, packed[0].filename)
@@ -547,8 +776,7 @@ ${test}`
       ours.push(await vitest('suite-sandbox'))
     }
   }
-  rmSync(dir, { recursive: true, force: true })
-  temporary.delete(dir)
+  removeTempDir(dir)
   spread('consumer suite, sandbox', ours, seconds)
   spread('consumer suite, bare msw', theirs, seconds)
   row(
@@ -560,8 +788,19 @@ ${test}`
   )
 }
 
+/** The body of the README's test request (GET /v1/calls?limit=5 on the default world), for the bare suite. */
+async function readmeAnswer() {
+  const { answer, createSandbox } = await import(ENTRY)
+  const sandbox = createSandbox({ seed: 1, now: NOW })
+  await sandbox.ready
+  const response = await answer(sandbox, new Request('https://api.example.com/v1/calls?limit=5', { headers: { Authorization: AUTH } }))
+  if (response.status !== 200) throw new Error(`GET /v1/calls?limit=5: ${response.status}`)
+  return response.text()
+}
+
 // Run as the bench, or as one of its children.
 const mode = process.argv[2]
-if (mode === 'express' || mode === 'express-msw') await serveContender(mode, process.argv[3])
+if (mode === 'express' || mode === 'node-http' || mode === 'msw-get-response') await serveContender(mode, process.argv[3])
+else if (mode === 'in-process') await inProcessRates()
 else if (mode === 'world') await worldFigures(Number(process.argv[3]))
 else await main()
