@@ -7,6 +7,7 @@ import { answer, createSandbox } from '../src/index.js'
 import { createApp } from '../src/server/createApp.js'
 import { call, fakeUpstream, pagesOf, sandboxServer } from './support/proxies.js'
 import { NOW, ORG_2 } from './support/transports.js'
+import { onUnhandled } from './support/onUnhandled.js'
 
 /*
  * Proxy mode (--proxy): every /v1/ request goes to an upstream and comes
@@ -170,11 +171,15 @@ describe('proxy mode, in front of a second sandbox', () => {
     expect(await driftReport(upstream.url)).toEqual({ upstream: null, since: null, answers: 0, answers_with_violations: 0, unanswered: 0, endpoints: [] })
   })
 
-  it("works in process too: createSandbox({ proxy }) in msw's setupServer reaches the real upstream, not its own handlers", async () => {
+  it.each([
+    ['on its baseUrl', 'https://api.proxied.test'],
+    // Its handlers then answer /v1/ on any origin, the upstream's too.
+    ['on any origin', undefined],
+  ])("works in process too, %s: createSandbox({ proxy }) in msw's setupServer reaches the real upstream, not its own handlers", async (_, baseUrl) => {
     const upstream = await sandboxServer()
-    const sandbox = createSandbox({ now: NOW, baseUrl: 'https://api.proxied.test', proxy: upstream.url })
+    const sandbox = createSandbox({ now: NOW, baseUrl, proxy: upstream.url })
     const server = setupServer(...sandbox.handlers)
-    server.listen({ onUnhandledRequest: 'error' })
+    server.listen(onUnhandled('error'))
     try {
       const got = await call('https://api.proxied.test/v1/me')
       expect(got.status).toBe(200)

@@ -10,7 +10,7 @@ export * from '../index.js'
  *
  * @example
  * const { server, sandbox } = setupSandboxServer({ now: '2026-11-20T12:00:00Z' })
- * beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+ * beforeAll(() => server.listen({ onUnhandledRequest: 'error' })) // msw 3: { onUnhandledFrame: 'error' }
  * beforeEach(() => sandbox.reset())
  * afterAll(() => server.close())
  */

@@ -29,8 +29,10 @@ export interface Forwarding {
  * for it uncompressed.
  */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host', 'content-length', 'expect', 'accept-encoding'])
-/** The names of the global symbols msw's interceptors (of fetch, of node:http) are kept under while they listen. */
+/** The names of the global symbols msw 2's interceptors (of fetch, of node:http) are kept under while they listen. */
 const INTERCEPTORS = new Set(['fetch', 'fetch-interceptor', 'client-request-interceptor'])
+/** msw 3's interceptors take every socket Node opens, fetch's and node:http's, through this one, kept in a global registry. */
+const SOCKET_INTERCEPTOR = Symbol.for('socket-interceptor')
 /** Of the answer: the body has been decoded, so its encoding and length no longer describe what goes back. */
 const DECODED = new Set(['content-encoding', 'content-length'])
 
@@ -73,11 +75,16 @@ export async function forward({ send, target, method, headers, body, timeoutMs, 
 /**
  * Whether msw intercepts requests in this process (a test run's setupServer).
  *
- * @note By the symbol's name: @mswjs/interceptors keeps each interceptor
- * under a global symbol, `Symbol.for(…)` in the versions msw 2.12 and later
- * bring, a `Symbol(…)` of its own in those of msw 2.11.
+ * @note Neither msw says so in its API. The @mswjs/interceptors of msw 2 keep
+ * each interceptor under a global symbol while it listens, `Symbol.for(…)` in
+ * the versions msw 2.12 and later bring, a `Symbol(…)` of their own in those
+ * of msw 2.11, hence by the symbol's name. Those of msw 3 (0.45 and later)
+ * keep none there: their socket interceptor, in the registry they share on
+ * `globalThis`, is `ACTIVE` while any of them listens.
  */
 function isIntercepted(): boolean {
+  const registry = (globalThis as { __MSW_INTERCEPTORS_REGISTRY?: Map<symbol, { readyState?: string }> }).__MSW_INTERCEPTORS_REGISTRY
+  if (registry?.get(SOCKET_INTERCEPTOR)?.readyState === 'ACTIVE') return true
   return Object.getOwnPropertySymbols(globalThis).some((symbol) => INTERCEPTORS.has(symbol.description ?? ''))
 }
 

@@ -26,10 +26,10 @@ const REVOKED_KEY = 'sk_sandbox_revoked'
  * a 429 or 500 asked for with `Prefer: code=`. `loading` holds each request
  * until the handlers are reset.
  *
- * MSW calls `reset()` on every handler it resets, and msw-storybook-addon
- * resets them before each story: the held requests then fail as a network
- * error would, and the world goes back to its seed, so neither a pending
- * request nor a write leaks into the next story.
+ * msw-storybook-addon resets the handlers before each story, and msw tells
+ * each handler it lets go of: the held requests then fail as a network error
+ * would, and the world goes back to its seed, so neither a pending request
+ * nor a write leaks into the next story.
  *
  * @example
  * const server = setupServer(new StoryHandler({ state: 'loading' }))
@@ -52,10 +52,24 @@ export class StoryHandler extends HttpHandler {
     this.#story = story
   }
 
-  /** @note msw (2.15 and later) calls this on every current handler in `resetHandlers()`, before it drops them. */
-  protected override reset(): void {
+  /**
+   * @note msw 2.15 and later call this on every current handler in
+   * `resetHandlers()`; msw 3 only on those the reset keeps (the initial
+   * ones), and `dispose()` on the others. Public, as in msw 3: a subclass
+   * may widen msw 2's `protected`, not narrow msw 3's `public`.
+   */
+  override reset(): void {
     super.reset()
-    this.#story.reset()
+    this.#story.end()
+  }
+
+  /**
+   * @note msw 3 calls this on a handler that leaves: dropped by
+   * `resetHandlers()` (a story's handlers, added with `use()`), or with
+   * every handler at `server.close()` and `worker.stop()`. msw 2 never does.
+   */
+  dispose(): void {
+    this.#story.end()
   }
 }
 
@@ -102,7 +116,7 @@ class StoryAnswers {
   }
 
   /** Ends held requests and puts a world that was used back to its seed. */
-  reset(): void {
+  end(): void {
     for (const release of this.#held) release()
     this.#held.clear()
     void this.#sandbox?.reset()

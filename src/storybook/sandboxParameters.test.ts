@@ -1,13 +1,14 @@
 import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { onUnhandled } from '../../test/support/onUnhandled.js'
 import { answer, createSandbox } from '../index.js'
 import { sandboxParameters, type SandboxParameters } from './sandboxParameters.js'
 import { STORY_NOW } from './storySandbox.js'
 
 const API = 'https://api.call-sandbox.test'
 const server = setupServer()
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+beforeAll(() => server.listen(onUnhandled('error')))
 afterAll(() => server.close())
 
 /** What msw-storybook-addon's `mswLoader` does before a story renders: reset, then the story's handlers, groups in order. */

@@ -3,6 +3,7 @@ import { createSandbox, type SandboxWithHandlers } from '../../src/index.js'
 import type { CreateSandboxOptions as SandboxOptions } from '../../src/index.js'
 import { startServer } from '../../src/server/startServer.js'
 import { assertAllowedByDocument, documentValidatorOf } from './documentValidator.js'
+import { onUnhandled } from './onUnhandled.js'
 
 /** The instant the test worlds are seeded at; their clock stands still there. */
 export const NOW = '2026-11-20T12:00:00.000Z'
@@ -43,7 +44,7 @@ const IN_PROCESS_ORIGIN = 'https://api.call-sandbox.test'
 export async function inProcess(options: SandboxOptions = {}): Promise<Transport> {
   const sandbox = createSandbox({ now: NOW, baseUrl: IN_PROCESS_ORIGIN, ...options })
   const server = setupServer(...sandbox.handlers)
-  server.listen({ onUnhandledRequest: 'bypass' })
+  server.listen(onUnhandled('bypass'))
   await sandbox.ready
   return {
     name: 'in-process',
