@@ -623,6 +623,8 @@ async function startUpFigure() {
   const { path: node24Path, version: node24Version } = await nodeTwentyFour()
   const compileCache = tempDir('bench-compile-cache-')
   const bareArgs = ['-e', "console.log('listening on nothing'); setInterval(() => {}, 60_000)"]
+  // The floor of the stack: an Express app of one route, from the same compile cache.
+  const expressArgs = ['-e', "const app = require('express')(); app.get('/', (q, r) => r.json({})); const server = app.listen(0, '127.0.0.1', () => console.log('listening on ' + server.address().port))"]
   const cliArgs = [CLI, '--port', '0', '--quiet']
   const withCache = { NODE_COMPILE_CACHE: compileCache }
   const pairs = [
@@ -631,6 +633,7 @@ async function startUpFigure() {
       how: 'from its compile cache',
       cli: { node: node24Path, args: cliArgs, env: withCache, runs: [] },
       bare: { node: node24Path, args: bareArgs, env: withCache, runs: [] },
+      express: { node: node24Path, args: expressArgs, env: withCache, runs: [] },
       goal: ['<=', 3],
     },
     {
@@ -641,7 +644,7 @@ async function startUpFigure() {
       goal: 'none (reported)',
     },
   ]
-  const order = pairs.flatMap(({ cli, bare }) => [bare, cli])
+  const order = pairs.flatMap(({ cli, bare, express }) => [bare, cli, ...(express ? [express] : [])])
   for (const contender of order) await startUp(contender) // warm-up; the CLI's first start on Node 24 fills the cache
   if (readdirSync(compileCache).length === 0) throw new Error(`The CLI's first start on ${pairs[0].on} left no compile cache in ${compileCache}.`)
   for (let i = 0; i < 5; i++) {
@@ -655,9 +658,13 @@ async function startUpFigure() {
     spread(`bare node start, ${on}`, bare.runs.map((one) => one.ms), seconds)
     spread(`CLI RSS, ${on}`, cli.runs.map((one) => one.rss), megabytes)
   }
-  for (const { on, how, cli, bare, goal } of pairs) {
+  for (const { on, how, cli, bare, express, goal } of pairs) {
     const what = `call-sandbox CLI start until it listens (default world), ${on}, ${how}`
     row(what, seconds(ms(cli)), `bare node until it prints, ${on}: ${seconds(ms(bare))}`, ms(cli) / ms(bare), goal)
+    if (express) {
+      spread(`plain Express start, ${on}`, express.runs.map((one) => one.ms), seconds)
+      row(`plain Express, one route, until it listens, ${on}, ${how}`, seconds(ms(express)), `bare node until it prints, ${on}: ${seconds(ms(bare))}`, ms(express) / ms(bare), 'none (the floor)')
+    }
   }
   const underMegabytes = (value) => `<= 100 MB (${value <= 100 * 1024 * 1024 ? 'met' : 'missed'})`
   for (const { on, cli, bare } of pairs) {
