@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, ConsoleMessage, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { apiGet } from './support/api.js'
-import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot } from './support/browser.js'
+import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot, workerIntegrity } from './support/browser.js'
 
 /*
  * The example app, built with no API URL: the sandbox answers in a service
@@ -10,9 +10,23 @@ import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screens
 
 const appUrl = inject('appUrl')
 const apiUrl = inject('apiUrl')
+const msw = inject('msw')
 let browser: Browser
 let page: Page
 let scripts: () => Promise<string[]>
+
+/**
+ * What each msw major does with a reload of the app. msw 2's worker lets a
+ * navigation go by; msw 3's sends it to the page's msw like any request. And
+ * msw 3 names the start option for unhandled requests `onUnhandledFrame`:
+ * the example's `onUnhandledRequest: 'bypass'`, msw 2's name, goes unheard,
+ * so msw 3 warns (its default) about the page's own address, which no handler takes.
+ */
+const RELOADS: Record<string, { title: string; throughWorker: boolean; unhandled: string[] }> = {
+  '2': { title: 'past the worker, which lets navigations go by', throughWorker: false, unhandled: [] },
+  '3': { title: 'through the worker, which passes the page on with an unhandled-request warning', throughWorker: true, unhandled: ['GET /'] },
+}
+const reload = RELOADS[msw.version.split('.')[0]!]!
 
 beforeAll(async () => {
   browser = await launchChromium()
@@ -27,9 +41,11 @@ afterAll(() => browser?.close())
 const rowIds = () => page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
 
 describe('the example app on the service worker', () => {
-  it('runs under the service worker, with one copy of msw in its scripts', async () => {
+  it(`runs under the service worker of msw ${msw.version}, whose client is the one copy of msw in its scripts`, async () => {
     expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${appUrl}/mockServiceWorker.js`)
+    expect(await workerIntegrity(page)).toEqual({ packageVersion: msw.version, checksum: msw.checksum })
     expect(mswCopies(await scripts())).toBe(1)
+    expect((await scripts()).some((text) => text.includes(msw.checksum))).toBe(true)
   })
 
   it('renders the seeded calls, newest first, as the standalone server lists them', async () => {
@@ -96,5 +112,19 @@ describe('the example app on the service worker', () => {
       body.data.map((lead: { id: string }) => lead.id),
     )
     await screenshot(page, 'app-leads')
+  })
+
+  it(`reloads ${reload.title} (msw ${msw.version})`, async () => {
+    const unhandled: string[] = []
+    const onConsole = (message: ConsoleMessage) => {
+      const match = /^\[MSW\] Warning: intercepted a request without a matching request handler:\s+• (.+)/.exec(message.text())
+      if (match) unhandled.push(match[1]!.trim())
+    }
+    page.on('console', onConsole)
+    const response = await page.reload()
+    await page.locator('[data-call-id]').first().waitFor()
+    page.off('console', onConsole)
+    expect(response!.fromServiceWorker()).toBe(reload.throughWorker)
+    expect(unhandled).toEqual(reload.unhandled)
   })
 })

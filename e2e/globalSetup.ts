@@ -1,7 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { copyFile, rm } from 'node:fs/promises'
+import { delimiter, dirname, resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
+import { copyExampleForMsw3 } from './support/copyExampleForMsw3.js'
+import { installedMsw, type InstalledMsw } from './support/installedMsw.js'
 import { serveStatic } from './support/serveStatic.js'
 import { E2E_NOW } from './support/api.js'
 
@@ -9,6 +12,7 @@ import { E2E_NOW } from './support/api.js'
  * Everything the browser tests need, from a fresh clone: the package built,
  * the example installed and built (against the service worker, and against
  * the standalone server), its Storybook built, and each served on loopback.
+ * With CALL_SANDBOX_MSW=3, a copy of the example on msw 3 in their place.
  */
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -23,7 +27,15 @@ declare module 'vitest' {
     /** The standalone server (`npm start`), on another port: another origin. */
     apiUrl: string
     storybookUrl: string
+    /** The msw the example runs in the browser, and the checksum its client and its worker script share. */
+    msw: InstalledMsw
   }
+}
+
+/** An example installed: where it is, and what its commands need in their environment. */
+interface Example {
+  folder: string
+  env: Record<string, string>
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -32,30 +44,64 @@ export default async function setup(project: TestProject): Promise<() => Promise
     for (const cleanup of cleanups.reverse()) await cleanup()
   }
   try {
+    const major = requestedMswMajor()
     await step('build the package', 'npm', ['run', 'build'], ROOT)
-    if (!existsSync(resolve(EXAMPLE, 'node_modules'))) {
-      // --ignore-scripts: the file:../.. dependency would run the root's prepare (the build just done).
-      await step('install the example', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], EXAMPLE)
-    }
+    const { folder: example, env } = major === 3 ? await installCopyOnMsw3(cleanups) : await installExample()
+    const msw = installedMsw(example, major)
     const api = await startStandaloneServer()
     cleanups.push(api.stop)
-    await step('build the example app', 'npm', ['run', 'build'], EXAMPLE, { VITE_CALL_SANDBOX_NOW: E2E_NOW })
-    await step('build the example app for the standalone server', 'npx', ['vite', 'build', '--outDir', 'dist-standalone'], EXAMPLE, { VITE_CALL_SANDBOX_URL: api.url })
-    await step('build the Storybook', 'npm', ['run', 'build-storybook', '--', '--quiet'], EXAMPLE)
+    await step('build the example app', 'npm', ['run', 'build'], example, { ...env, VITE_CALL_SANDBOX_NOW: E2E_NOW })
+    await step('build the example app for the standalone server', 'npx', ['vite', 'build', '--outDir', 'dist-standalone'], example, { ...env, VITE_CALL_SANDBOX_URL: api.url })
+    await step('build the Storybook', 'npm', ['run', 'build-storybook', '--', '--quiet'], example, env)
 
-    const servers = await Promise.all(['dist', 'dist-standalone', 'storybook-static'].map((folder) => serveStatic(resolve(EXAMPLE, folder))))
+    const servers = await Promise.all(['dist', 'dist-standalone', 'storybook-static'].map((folder) => serveStatic(resolve(example, folder))))
     cleanups.push(...servers.map((server) => server.close))
     const [app, standaloneApp, storybook] = servers.map((server) => server.url) as [string, string, string]
     project.provide('appUrl', app)
     project.provide('standaloneAppUrl', standaloneApp)
     project.provide('apiUrl', api.url)
     project.provide('storybookUrl', storybook)
-    console.log(`app ${app}, app on the standalone server ${standaloneApp}, standalone server ${api.url}, Storybook ${storybook}`)
+    project.provide('msw', msw)
+    console.log(`msw ${msw.version} in the browser; app ${app}, app on the standalone server ${standaloneApp}, standalone server ${api.url}, Storybook ${storybook}`)
   } catch (error) {
     await teardown()
     throw error
   }
   return teardown
+}
+
+/** The msw major the run is for: CALL_SANDBOX_MSW=3, or the example's own msw 2. */
+function requestedMswMajor(): 2 | 3 {
+  const variant = process.env.CALL_SANDBOX_MSW
+  if (variant === undefined) return 2
+  if (variant === '3') return 3
+  throw new Error(`CALL_SANDBOX_MSW=${variant}: the browser tests run on the example's own msw 2 (unset) or on msw 3 (CALL_SANDBOX_MSW=3).`)
+}
+
+/** The tracked example, installed from its lock unless it is already. */
+async function installExample(): Promise<Example> {
+  if (!existsSync(resolve(EXAMPLE, 'node_modules'))) {
+    // --ignore-scripts: the file:../.. dependency would run the root's prepare (the build just done).
+    await step('install the example', 'npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], EXAMPLE)
+  }
+  return { folder: EXAMPLE, env: {} }
+}
+
+/**
+ * A copy of the example on msw 3, removed at teardown, its commands on Node 24
+ * (msw 3 needs 22.12 or later), and msw 3's own worker script in its public
+ * folder, as `npx msw init public` would put it there.
+ */
+async function installCopyOnMsw3(cleanups: Array<() => unknown>): Promise<Example> {
+  const { version } = JSON.parse(readFileSync(resolve(ROOT, 'node_modules/msw3/package.json'), 'utf8'))
+  const folder = await copyExampleForMsw3(EXAMPLE, ROOT, version)
+  cleanups.push(() => rm(folder, { recursive: true, force: true }))
+  const node24 = execFileSync(process.execPath, ['scripts/node24.mjs'], { cwd: ROOT, encoding: 'utf8' }).trim()
+  // Node 24's compile cache (vite, tsc and storybook turn it on) would outlive the run in the system's temp folder.
+  const env = { PATH: `${dirname(node24)}${delimiter}${process.env.PATH}`, NODE_DISABLE_COMPILE_CACHE: '1' }
+  await step(`install a copy of the example on msw ${version}`, 'npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], folder, env)
+  await copyFile(resolve(folder, 'node_modules/msw/lib/mockServiceWorker.js'), resolve(folder, 'public/mockServiceWorker.js'))
+  return { folder, env }
 }
 
 /** Runs a command to its end; its output shows only when it fails. */

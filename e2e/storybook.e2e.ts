@@ -1,7 +1,7 @@
 import { fixtures } from 'call-sandbox/storybook'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
-import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot } from './support/browser.js'
+import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot, workerIntegrity } from './support/browser.js'
 
 /*
  * The example's static Storybook: each preset of call-sandbox/storybook
@@ -9,6 +9,7 @@ import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screens
  */
 
 const storybookUrl = inject('storybookUrl')
+const msw = inject('msw')
 let browser: Browser
 let page: Page
 /** The scripts the current story's page loaded. */
@@ -37,12 +38,14 @@ async function openStory(id: string): Promise<Page> {
 const callRows = (view: Page) => view.locator('[data-call-id]')
 
 describe('the Storybook of the example', () => {
-  it('shows the seeded calls in the default story, as the fixtures have them, with one copy of msw', async () => {
+  it(`shows the seeded calls in the default story, as the fixtures have them, under the service worker of msw ${msw.version} and its one copy`, async () => {
     await openStory('callsinbox--default')
     await callRows(page).nth(24).waitFor()
     expect(await callRows(page).count()).toBe(25)
     expect(await callRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))).toEqual(fixtures.calls.slice(0, 25).map((call) => call.id))
+    expect(await workerIntegrity(page)).toEqual({ packageVersion: msw.version, checksum: msw.checksum })
     expect(mswCopies(await scripts())).toBe(1)
+    expect((await scripts()).some((text) => text.includes(msw.checksum))).toBe(true)
     await screenshot(page, 'storybook-calls-default')
   })
 

@@ -58,6 +58,29 @@ export function mswCopies(scripts: string[]): number {
 }
 
 /**
+ * What the service worker controlling the page says it is: msw's worker
+ * script answers `INTEGRITY_CHECK_REQUEST` with its package version and the
+ * checksum msw's client compares with its own.
+ *
+ * @example
+ * expect(await workerIntegrity(page)).toEqual({ packageVersion: '3.0.5', checksum: '0bd5…' })
+ */
+export function workerIntegrity(page: Page): Promise<{ packageVersion: string; checksum: string }> {
+  return page.evaluate(
+    () =>
+      new Promise((answered) => {
+        const listener = (event: MessageEvent) => {
+          if (event.data?.type !== 'INTEGRITY_CHECK_RESPONSE') return
+          navigator.serviceWorker.removeEventListener('message', listener)
+          answered(event.data.payload)
+        }
+        navigator.serviceWorker.addEventListener('message', listener)
+        navigator.serviceWorker.controller!.postMessage('INTEGRITY_CHECK_REQUEST')
+      }),
+  )
+}
+
+/**
  * Collects the text of every script the page loads from now on.
  *
  * @example
