@@ -43,11 +43,12 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer
     } else if (Array.isArray(value) && value.some((item) => item instanceof RawJson)) {
       pending += '['
       flush()
-      value.forEach((item, index) => {
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index]
         if (index > 0) chunks.push(COMMA)
         // As JSON.stringify writes an array: an item it cannot write (undefined) is null.
         chunks.push(item instanceof RawJson ? item.bytes : encoder.encode(JSON.stringify(item) ?? 'null'))
-      })
+      }
       pending += ']'
     } else {
       pending += JSON.stringify(value)
@@ -55,7 +56,9 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer
   }
   pending += '}'
   flush()
-  const bytes = new Uint8Array(chunks.reduce((length, chunk) => length + chunk.length, 0))
+  let length = 0
+  for (const chunk of chunks) length += chunk.length
+  const bytes = new Uint8Array(length)
   let at = 0
   for (const chunk of chunks) {
     bytes.set(chunk, at)

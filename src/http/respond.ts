@@ -3,6 +3,21 @@ import { ApiError } from '../schemas/ApiError.js'
 import { finishReading } from './body.js'
 import { bodyBytes } from './RawJson.js'
 
+/** The bytes of every answer `respond` made: its body, which never changes once made. */
+const bodies = new WeakMap<Response, Uint8Array>()
+
+/**
+ * The bytes of an answer's body when `respond` made it, so that the server
+ * writes them as they are instead of reading them back through the body's
+ * stream (a copy and a web stream a request); undefined for any other answer.
+ *
+ * @example
+ * const bytes = bytesOf(answer) ?? new Uint8Array(await answer.arrayBuffer())
+ */
+export function bytesOf(answer: Response): Uint8Array | undefined {
+  return bodies.get(answer)
+}
+
 /**
  * A JSON answer with `meta` (the request id and the sandbox clock) and the
  * headers every answer carries.
@@ -20,10 +35,13 @@ export function respond(
   at: number = sandbox.clock.now(),
 ): Response {
   const meta = { request_id: requestId, timestamp: new Date(at).toISOString() }
-  return new Response(bodyBytes({ ...body, meta }), {
+  const bytes = bodyBytes({ ...body, meta })
+  const answer = new Response(bytes, {
     status,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers },
   })
+  bodies.set(answer, bytes)
+  return answer
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
-import { writeAnswer } from './httpAnswers.js'
+import { sendAnswer } from './httpAnswers.js'
 
 /** Answers a Fetch `Request`, or `undefined` for a request it does not take. */
 export type FetchAnswer = (request: Request) => Promise<Response | undefined>
@@ -23,7 +23,7 @@ export type FetchAnswer = (request: Request) => Promise<Response | undefined>
 export async function fetchExchange(request: IncomingMessage, response: ServerResponse, url: URL, answer: FetchAnswer): Promise<boolean> {
   const answered = await answer(fetchRequestOf(request, url))
   if (!answered) return false
-  writeAnswer(response, answered.status, answered.headers, answered.body === null ? null : new Uint8Array(await answered.arrayBuffer()))
+  await sendAnswer(response, answered)
   return true
 }
 

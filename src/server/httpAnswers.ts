@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { bytesOf } from '../http/respond.js'
 
 /*
  * What the standalone server does alike for every request it answers, in
@@ -67,7 +68,8 @@ export function writeAnswer(response: ServerResponse, status: number, headers: H
   response.end(body === null ? undefined : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
 }
 
-/** Writes a fetch `Response` out as `writeAnswer` does, once its body is read. */
+/** Writes a fetch `Response` out as `writeAnswer` does: the bytes `respond` made it of, or else its body once read. */
 export async function sendAnswer(response: ServerResponse, answer: Response): Promise<void> {
-  writeAnswer(response, answer.status, answer.headers, new Uint8Array(await answer.arrayBuffer()))
+  const bytes = bytesOf(answer) ?? (answer.body === null ? null : new Uint8Array(await answer.arrayBuffer()))
+  writeAnswer(response, answer.status, answer.headers, bytes)
 }
