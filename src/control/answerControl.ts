@@ -4,7 +4,7 @@ import { matchRoute } from '../http/matchRoute.js'
 import { parseQuery } from '../http/parameters.js'
 import { successStatusOf } from '../http/prefer.js'
 import { newRequestId } from '../http/requestId.js'
-import { failedAnswer, respond } from '../http/respond.js'
+import { failedReply, respond, type Reply } from '../http/respond.js'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
@@ -21,7 +21,7 @@ import { controlRoutes } from './controlRoutes.js'
  * const request = new Request('http://127.0.0.1:4010/_sandbox/reset', { method: 'POST' })
  * await answerControl(sandbox, request, '/_sandbox/reset', new URL(request.url))
  */
-export async function answerControl(sandbox: Sandbox, request: Request, path: string, url: URL, _root = '', proxy?: UpstreamProxy): Promise<Response> {
+export async function answerControl(sandbox: Sandbox, request: Request, path: string, url: URL, _root = '', proxy?: UpstreamProxy): Promise<Reply> {
   const requestId = newRequestId()
   try {
     await sandbox.ready
@@ -34,7 +34,7 @@ export async function answerControl(sandbox: Sandbox, request: Request, path: st
     const result = await route.answer({ sandbox, query, body, proxy })
     return respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers)
   } catch (error) {
-    return failedAnswer(sandbox, requestId, request, error)
+    return failedReply(sandbox, requestId, request, error)
   }
 }
 

@@ -4,7 +4,7 @@ import { matchRoute } from '../http/matchRoute.js'
 import { parseQuery, parseValues } from '../http/parameters.js'
 import { successStatusOf } from '../http/prefer.js'
 import { newRequestId } from '../http/requestId.js'
-import { failedAnswer, respond } from '../http/respond.js'
+import { failedReply, respond, type Reply } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { CreateSessionRequest, RecordEnvelope, SESSION_NAME_MESSAGE, SESSION_NAME_PATTERN, SessionInfo } from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
@@ -101,7 +101,7 @@ export const sessionRoutes: readonly SessionRoute[] = [
  * @example
  * await answerSessions(sessions, new Request('http://127.0.0.1:4010/_sandbox/sessions'), '/_sandbox/sessions', url)
  */
-export async function answerSessions(sessions: Sessions, request: Request, path: string, url: URL): Promise<Response> {
+export async function answerSessions(sessions: Sessions, request: Request, path: string, url: URL): Promise<Reply> {
   const requestId = newRequestId()
   const { base } = sessions
   try {
@@ -113,7 +113,7 @@ export async function answerSessions(sessions: Sessions, request: Request, path:
     const result = route.answer({ sessions, session, body })
     return respond(base, requestId, result.status ?? successStatusOf(route), result.body, result.headers)
   } catch (error) {
-    return failedAnswer(base, requestId, request, error)
+    return failedReply(base, requestId, request, error)
   }
 }
 

@@ -5,7 +5,7 @@ import { isControlPath } from '../control/paths.js'
 import { matchRoute, type Matchable } from '../http/matchRoute.js'
 import { answerApi, isApiPath } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
-import { errorResponse, failedAnswer, toApiError } from '../http/respond.js'
+import { errorReply, failedReply, toApiError, toResponse, type Reply } from '../http/respond.js'
 import { routes } from '../http/routes.js'
 import { answerDocument, DOCUMENT_ROUTE } from '../openapi/answerDocument.js'
 import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
@@ -20,7 +20,7 @@ interface Plane {
   owns(path: string): boolean
   routes: readonly Matchable[]
   /** `root` is the session's root path (`/sessions/{name}`), or '' for the bare root; `proxy`, in proxy mode, the proxy at that root. */
-  answer(sandbox: Sandbox, request: Request, path: string, url: URL, root: string, proxy?: UpstreamProxy): Promise<Response>
+  answer(sandbox: Sandbox, request: Request, path: string, url: URL, root: string, proxy?: UpstreamProxy): Promise<Reply>
 }
 
 const API_PLANE: Plane = { owns: isApiPath, routes, answer: answerApi }
@@ -49,6 +49,15 @@ const PLANES: readonly Plane[] = [
  * }))
  */
 export async function answer(sandbox: Sandbox, request: Request, sessions?: Sessions, proxy?: UpstreamProxy): Promise<Response | undefined> {
+  const replied = await reply(sandbox, request, sessions, proxy)
+  return replied && toResponse(replied)
+}
+
+/**
+ * `answer`, as the reply itself (status, headers, bytes): what the standalone
+ * server writes out, with no fetch `Response` made between.
+ */
+export async function reply(sandbox: Sandbox, request: Request, sessions?: Sessions, proxy?: UpstreamProxy): Promise<Reply | undefined> {
   const url = new URL(request.url)
   const path = pathBelowBase(sandbox, url)
   if (path === undefined) return undefined
@@ -104,7 +113,7 @@ export function isSandboxPath(path: string, withSessions = false): boolean {
  * TRACE, TRACK or CONNECT): 405 with `Allow` on a path the sandbox has, as
  * its plane would answer another method it does not take; else 404.
  */
-export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Response {
+export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Reply {
   try {
     if (isSessionPath(path)) {
       // A session's path: its own planes (a session has no /_sandbox/sessions).
@@ -115,7 +124,7 @@ export function methodOutsideFetch(sandbox: Sandbox, method: string, path: strin
       matchRoute(isSessionsPath(path) ? sessionRoutes : (planeOf(path)?.routes ?? routes), method, path)
     }
   } catch (error) {
-    return errorResponse(sandbox, newRequestId(), toApiError(error))
+    return errorReply(sandbox, newRequestId(), toApiError(error))
   }
   // No route takes these methods, so the route check always throws above.
   throw new Error(`A route takes ${method}, which fetch cannot carry.`)
@@ -137,12 +146,12 @@ function badSessionName(name: string): ApiError {
 }
 
 /** An error answered before any world is chosen: the default world's clock dates it. */
-async function refuse(sandbox: Sandbox, request: Request, error: ApiError): Promise<Response> {
-  return failedAnswer(sandbox, newRequestId(), request, error)
+async function refuse(sandbox: Sandbox, request: Request, error: ApiError): Promise<Reply> {
+  return failedReply(sandbox, newRequestId(), request, error)
 }
 
 /** A session's answer, with a `Location` under the session's root, where the record is read. */
-function underRoot(response: Response, root: string): Response {
+function underRoot(response: Reply, root: string): Reply {
   const location = response.headers.get('location')
   if (location?.startsWith('/')) response.headers.set('Location', root + location)
   return response

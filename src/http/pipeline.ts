@@ -8,7 +8,7 @@ import { matchRoute } from './matchRoute.js'
 import { parseQuery, parseValues } from './parameters.js'
 import { forcedError, parsePrefer, successStatusOf, type Preferences } from './prefer.js'
 import { newRequestId } from './requestId.js'
-import { failedAnswer, respond } from './respond.js'
+import { failedReply, respond, type Reply } from './respond.js'
 import type { Route } from './Route.js'
 import { routes } from './routes.js'
 
@@ -33,7 +33,7 @@ import { routes } from './routes.js'
  * @example
  * const response = await answerApi(sandbox, request, '/v1/me', new URL(request.url))
  */
-export async function answerApi(sandbox: Sandbox, request: Request, path: string, url: URL): Promise<Response> {
+export async function answerApi(sandbox: Sandbox, request: Request, path: string, url: URL): Promise<Reply> {
   const started = performance.now()
   const requestId = newRequestId()
   const authorization = request.headers.get('authorization')
@@ -43,7 +43,7 @@ export async function answerApi(sandbox: Sandbox, request: Request, path: string
   let route: Route | undefined
   let preferences: Preferences = { applied: [] }
   let rateLimit: RateLimitState | undefined
-  let response: Response
+  let response: Reply
   try {
     await sandbox.ready
     // Faults of the sandbox's own, drawn before anything else (see the note above), and the rate limit token.
@@ -79,7 +79,7 @@ export async function answerApi(sandbox: Sandbox, request: Request, path: string
     const result = await route.answer({ sandbox, apiKey, path: pathParams, query, request })
     response = respond(sandbox, requestId, result.status ?? successStatusOf(route), result.body, result.headers, now)
   } catch (error) {
-    response = await failedAnswer(sandbox, requestId, request, error)
+    response = await failedReply(sandbox, requestId, request, error)
   }
   if (rateLimit) setRateLimitHeaders(response.headers, rateLimit)
   if (preferences.applied.length > 0) response.headers.set('Preference-Applied', preferences.applied.join(', '))

@@ -1,6 +1,6 @@
 import { matchRoute } from '../http/matchRoute.js'
 import { newRequestId } from '../http/requestId.js'
-import { failedAnswer } from '../http/respond.js'
+import { failedReply, type Reply } from '../http/respond.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { DOCUMENT_PATH, openApiDocument } from './openApiDocument.js'
 
@@ -15,16 +15,18 @@ export const DOCUMENT_ROUTE = { method: 'GET', path: DOCUMENT_PATH } as const
  * @example
  * await answerDocument(sandbox, request, '/openapi.json', new URL(request.url), '/sessions/ci-1')
  */
-export async function answerDocument(sandbox: Sandbox, request: Request, _path: string, _url: URL, root: string): Promise<Response> {
+export async function answerDocument(sandbox: Sandbox, request: Request, _path: string, _url: URL, root: string): Promise<Reply> {
   const requestId = newRequestId()
   try {
     await sandbox.ready
     matchRoute([DOCUMENT_ROUTE], request.method, DOCUMENT_PATH)
     const session = root === '' ? undefined : root.slice(root.lastIndexOf('/') + 1)
-    return new Response(JSON.stringify(openApiDocument(sandbox, { session })), {
-      headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store' },
-    })
+    return {
+      status: 200,
+      headers: new Headers({ 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store' }),
+      body: new TextEncoder().encode(JSON.stringify(openApiDocument(sandbox, { session }))),
+    }
   } catch (error) {
-    return failedAnswer(sandbox, requestId, request, error)
+    return failedReply(sandbox, requestId, request, error)
   }
 }

@@ -140,7 +140,7 @@ function thrownBy(answer: () => unknown): ApiError {
   throw new Error('An error example did not fail: its request must be one the sandbox refuses.')
 }
 
-/** The `error` of the envelope, as the pipeline writes it (`errorResponse`). */
+/** The `error` of the envelope, as the pipeline writes it (`errorReply`). */
 function errorObjectOf({ type, code, message, init: { param, details } }: ApiError): Record<string, unknown> {
   return { type, code, message, ...(param !== undefined && { param }), ...(details && { details }) }
 }

@@ -2,7 +2,7 @@ import { bearerToken } from '../http/bearerToken.js'
 import { readBodyAsSent } from '../http/body.js'
 import { journalEntry } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
-import { failedAnswer } from '../http/respond.js'
+import { failedReply, type Reply } from '../http/respond.js'
 import type { Route } from '../http/Route.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
@@ -24,13 +24,6 @@ const JOURNALED_VIOLATIONS = 50
 const NO_BODY = new Set([204, 205, 304])
 /** Methods the drift report names as they are; any other is `OTHER`, so that the report stays bounded. */
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
-
-/** A proxied answer, whole. */
-export interface ProxiedAnswer {
-  status: number
-  headers: Headers
-  body: Uint8Array<ArrayBuffer> | null
-}
 
 /**
  * Proxy mode: the API's requests go to a real service (the upstream), and
@@ -72,23 +65,14 @@ export class UpstreamProxy {
    * back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
    * → journal and drift report.
    */
-  async answer(world: Sandbox, request: Request, path: string, url: URL): Promise<Response> {
-    const { status, headers, body } = await this.exchange(world, request, path, url)
-    return new Response(body, { status, headers })
-  }
-
-  /**
-   * `answer`, as the parts of its answer: what the standalone server writes
-   * out as it is, without a Response's web stream between.
-   */
-  async exchange(world: Sandbox, request: Request, path: string, url: URL): Promise<ProxiedAnswer> {
+  async answer(world: Sandbox, request: Request, path: string, url: URL): Promise<Reply> {
     const started = performance.now()
     const requestId = newRequestId()
     const token = bearerToken(request.headers.get('authorization'))
     let expectation: Expectation | undefined
     let answer: UpstreamAnswer | undefined
     let violations: ContractViolation[] = []
-    let response: ProxiedAnswer
+    let response: Reply
     try {
       await world.ready
       // A request of this proxy's own, come back: the upstream is this proxy.
@@ -120,10 +104,9 @@ export class UpstreamProxy {
       if (!bodyless) headers.set('Content-Length', String(answer.bytes.byteLength))
       response = { status: answer.status, headers, body: bodyless ? null : answer.bytes }
     } catch (error) {
-      const failed = await failedAnswer(world, requestId, request, error)
-      failed.headers.set('X-Sandbox-Request-Id', requestId)
-      if (violations.length > 0) failed.headers.set('X-Sandbox-Contract', `violations=${violations.length}`)
-      response = { status: failed.status, headers: failed.headers, body: new Uint8Array(await failed.arrayBuffer()) }
+      response = await failedReply(world, requestId, request, error)
+      response.headers.set('X-Sandbox-Request-Id', requestId)
+      if (violations.length > 0) response.headers.set('X-Sandbox-Contract', `violations=${violations.length}`)
     }
 
     const upstreamRequestId = answer?.headers.get('x-request-id') ?? null

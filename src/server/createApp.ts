@@ -1,15 +1,15 @@
 import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { ApiError } from '../schemas/ApiError.js'
-import { answer, isSandboxPath, methodOutsideFetch } from '../handlers/answer.js'
+import { isSandboxPath, methodOutsideFetch, reply } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
-import { errorResponse, unexpected } from '../http/respond.js'
+import { errorReply, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { ProxyOptions } from '../proxy/proxyOptions.js'
 import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { fetchExchange } from './fetchExchange.js'
-import { allowAnyOrigin, EXPOSED_HEADERS, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendAnswer } from './httpAnswers.js'
+import { allowAnyOrigin, EXPOSED_HEADERS, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
 import { urlOf } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 
@@ -46,16 +46,16 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   const proxy = options.proxy === undefined ? sandbox.proxy : new UpstreamProxy(sendingOverHttp(options.proxy))
   app.use((request, response, next) => {
     if (!isSandboxPath(request.path, true)) return next()
-    if (OUTSIDE_FETCH.has(request.method)) return void sendAnswer(response, methodOutsideFetch(sandbox, request.method, request.path))
+    if (OUTSIDE_FETCH.has(request.method)) return sendReply(response, methodOutsideFetch(sandbox, request.method, request.path))
     // A Host such as `exa[mple` or `a:99999` makes no URL, so no Fetch request.
     const url = urlOf(request)
     if (!url) {
       const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })
-      return void sendAnswer(response, errorResponse(sandbox, newRequestId(), error))
+      return sendReply(response, errorReply(sandbox, newRequestId(), error))
     }
     // @note The sandbox's dispatch, the function its msw handler calls: a server has no fetch to intercept,
     // and msw's handler machinery (a clone of every request, its cookies parsed) would cost a third of each answer.
-    fetchExchange(request, response, url, (fetchRequest) => answer(sandbox, fetchRequest, sandbox.sessions, proxy)).then(
+    fetchExchange(request, response, url, (fetchRequest) => reply(sandbox, fetchRequest, sandbox.sessions, proxy)).then(
       (answered) => answered || next(),
       next,
     )
@@ -65,7 +65,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
       'not_found',
       `No endpoint at ${request.path}. The API is under /v1/ (e.g. GET /v1/calls), the sandbox's controls under /_sandbox/, the reference at /docs.`,
     )
-    void sendAnswer(response, errorResponse(sandbox, newRequestId(), error))
+    sendReply(response, errorReply(sandbox, newRequestId(), error))
   })
   const onError: ErrorRequestHandler = (error, _request, response, _next) => {
     const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500
@@ -76,7 +76,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
           ? new ApiError('invalid_parameter', `The request could not be read: ${error.message}.`)
           : unexpected(error)
     if (status >= 500) console.error('[call-sandbox] unexpected server error:', error)
-    void sendAnswer(response, errorResponse(sandbox, newRequestId(), apiError))
+    sendReply(response, errorReply(sandbox, newRequestId(), apiError))
   }
   app.use(onError)
   return app

@@ -1,29 +1,30 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
-import { sendAnswer } from './httpAnswers.js'
+import type { Reply } from '../http/respond.js'
+import { sendReply } from './httpAnswers.js'
 
-/** Answers a Fetch `Request`, or `undefined` for a request it does not take. */
-export type FetchAnswer = (request: Request) => Promise<Response | undefined>
+/** Replies to a Fetch `Request`, or `undefined` for a request it does not take. */
+export type FetchReply = (request: Request) => Promise<Reply | undefined>
 
 /**
- * Answers a Node request with a function from a Fetch `Request` to a
- * `Response`: the request as Fetch sees it (its body streamed, never
- * buffered here), the answer written out in one piece. False when there was
- * no answer, and nothing was written.
+ * Answers a Node request with a function from a Fetch `Request` to a reply:
+ * the request as Fetch sees it (its body streamed, never buffered here), the
+ * reply written out in one piece. False when there was no reply, and
+ * nothing was written.
  *
  * @note The server's own bridge, in place of `@mswjs/http-middleware`
  * (last release 0.10.3): that one calls msw 2's `handleRequest`, which msw 3
  * removed, and streams every answer through a Node stream. This one knows no
- * msw: `createApp` hands it the sandbox's dispatch, the function the
- * sandbox's msw handler calls too.
+ * msw: the server hands it the sandbox's dispatch (`reply`), the function
+ * behind the sandbox's msw handler too.
  *
  * @example
- * await fetchExchange(request, response, url, (fetchRequest) => answer(sandbox, fetchRequest))
+ * await fetchExchange(request, response, url, (fetchRequest) => reply(sandbox, fetchRequest))
  */
-export async function fetchExchange(request: IncomingMessage, response: ServerResponse, url: URL, answer: FetchAnswer): Promise<boolean> {
-  const answered = await answer(fetchRequestOf(request, url))
-  if (!answered) return false
-  await sendAnswer(response, answered)
+export async function fetchExchange(request: IncomingMessage, response: ServerResponse, url: URL, replyTo: FetchReply): Promise<boolean> {
+  const replied = await replyTo(fetchRequestOf(request, url))
+  if (!replied) return false
+  sendReply(response, replied)
   return true
 }
 

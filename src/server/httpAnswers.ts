@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { bytesOf } from '../http/respond.js'
+import type { Reply } from '../http/respond.js'
 
 /*
  * What the standalone server does alike for every request it answers, in
@@ -56,20 +56,14 @@ export function allowAnyOrigin(response: ServerResponse): void {
 }
 
 /**
- * Writes an answer out in one piece: status, headers (Set-Cookie once per
+ * Writes a reply out in one piece: status, headers (Set-Cookie once per
  * cookie, every other header once), body.
  *
  * @example
- * writeAnswer(response, 200, new Headers({ 'Content-Type': 'application/json' }), bytes)
+ * sendReply(response, errorReply(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.')))
  */
-export function writeAnswer(response: ServerResponse, status: number, headers: Headers, body: Uint8Array | null): void {
+export function sendReply(response: ServerResponse, { status, headers, body }: Reply): void {
   response.statusCode = status
   headers.forEach((value, name) => (name === 'set-cookie' ? response.appendHeader(name, value) : response.setHeader(name, value)))
   response.end(body === null ? undefined : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
-}
-
-/** Writes a fetch `Response` out as `writeAnswer` does: the bytes `respond` made it of, or else its body once read. */
-export async function sendAnswer(response: ServerResponse, answer: Response): Promise<void> {
-  const bytes = bytesOf(answer) ?? (answer.body === null ? null : new Uint8Array(await answer.arrayBuffer()))
-  writeAnswer(response, answer.status, answer.headers, bytes)
 }

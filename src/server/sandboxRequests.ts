@@ -1,10 +1,10 @@
 import type { IncomingMessage, RequestListener } from 'node:http'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import { answer, isSandboxPath } from '../handlers/answer.js'
+import { isSandboxPath, reply } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
-import { errorResponse, unexpected } from '../http/respond.js'
+import { errorReply, unexpected } from '../http/respond.js'
 import { fetchExchange } from './fetchExchange.js'
-import { allowAnyOrigin, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendAnswer } from './httpAnswers.js'
+import { allowAnyOrigin, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
 
 /**
  * The standalone server's listener: a request the sandbox answers (its API,
@@ -27,11 +27,11 @@ export function sandboxRequests(app: RequestListener, sandbox: SandboxWithHandle
     if (!url || request.method === 'OPTIONS' || OUTSIDE_FETCH.has(request.method!) || !isSandboxPath(url.pathname, true)) return app(request, response)
     allowAnyOrigin(response)
     if (log) logWhenFinished(request, response, log)
-    fetchExchange(request, response, url, (fetchRequest) => answer(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy))
+    fetchExchange(request, response, url, (fetchRequest) => reply(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy))
       .then((answered) => answered || app(request, response))
       .catch((error: unknown) => {
         console.error('[call-sandbox] unexpected server error:', error)
-        void sendAnswer(response, errorResponse(sandbox, newRequestId(), unexpected(error)))
+        sendReply(response, errorReply(sandbox, newRequestId(), unexpected(error)))
       })
   }
 }

@@ -6,7 +6,7 @@ import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { CreateSandboxOptions } from '../handlers/createSandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { methodOutsideFetch } from '../handlers/answer.js'
-import { errorResponse } from '../http/respond.js'
+import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
 import { sandboxRequests } from './sandboxRequests.js'
@@ -80,9 +80,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sandbox.sessions.onChange(save)
   }
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log }))
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => void answerUnreadable(sandbox, error, socket))
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnreadable(sandbox, error, socket))
   // Node hands CONNECT to this event, never to the app.
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => void writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')))
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')))
   server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
@@ -146,21 +146,21 @@ function createFrom(options: CreateSandboxOptions, world: string | undefined): S
  * request line) still gets a JSON error in the envelope, then the
  * connection closes.
  */
-async function answerUnreadable(sandbox: Sandbox, error: NodeJS.ErrnoException, socket: Duplex): Promise<void> {
+function answerUnreadable(sandbox: Sandbox, error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
   const message =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? `The request line and headers are over ${MAX_HEADER_BYTES / 1024} KiB.`
       : `The request is not valid HTTP (${error.code ?? error.message}).`
-  await writeAndClose(socket, errorResponse(sandbox, newRequestId(), new ApiError('invalid_parameter', message)))
+  writeAndClose(socket, errorReply(sandbox, newRequestId(), new ApiError('invalid_parameter', message)))
 }
 
-/** Writes an answer straight to a socket Node gave up on, and closes it. */
-async function writeAndClose(socket: Duplex, answer: Response): Promise<void> {
-  const body = await answer.text()
-  const headers = [...answer.headers].map(([name, value]) => `${name}: ${value}\r\n`).join('')
-  const status = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n`
-  socket.end(`${status}${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+/** Writes a reply straight to a socket Node gave up on, and closes it. */
+function writeAndClose(socket: Duplex, { status, headers, body }: Reply): void {
+  const head = [...headers].map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  const length = body?.byteLength ?? 0
+  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}Content-Length: ${length}\r\nConnection: close\r\n\r\n`)
+  socket.end(body ?? undefined)
 }
 
 /** Whether a host to bind is loopback only: 127.0.0.0/8, ::1, localhost. */
