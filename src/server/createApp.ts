@@ -53,8 +53,8 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
       const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })
       return sendReply(response, errorReply(sandbox, newRequestId(), error))
     }
-    // @note The sandbox's dispatch, the function its msw handler calls: a server has no fetch to intercept,
-    // and msw's handler machinery (a clone of every request, its cookies parsed) would cost a third of each answer.
+    // @note The sandbox's dispatch, the function its msw handler calls: a server has no fetch to intercept.
+    // node:http over msw's getResponse with one trivial handler serves 2,821 req/s, the CLI 4,477 (npm run bench).
     fetchExchange(request, response, url, (fetchRequest) => reply(sandbox, fetchRequest, sandbox.sessions, proxy)).then(
       (answered) => answered || next(),
       next,
