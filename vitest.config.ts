@@ -9,7 +9,8 @@ import { configDefaults, defineConfig } from 'vitest/config'
 const MSW_ALIASES: Record<string, string> = { lowest: 'msw-lowest', '3': 'msw3' }
 const mswVariant = process.env.CALL_SANDBOX_MSW
 const mswAlias = mswVariant === undefined ? undefined : MSW_ALIASES[mswVariant]
-if (mswVariant !== undefined && mswAlias === undefined) throw new Error(`CALL_SANDBOX_MSW=${mswVariant}: expected one of ${Object.keys(MSW_ALIASES).join(', ')}.`)
+if (mswVariant !== undefined && mswAlias === undefined)
+  throw new Error(`CALL_SANDBOX_MSW=${mswVariant}: expected one of ${Object.keys(MSW_ALIASES).join(', ')}.`)
 const lowestMsw = mswVariant === 'lowest'
 
 export default defineConfig({
@@ -18,7 +19,11 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // The packed package's checks run apart (npm run test:package); the Storybook
     // entry needs msw 2.15 (StoryHandler.test.ts checks its refusal of older ones).
-    exclude: [...configDefaults.exclude, 'test/package/**', ...(lowestMsw ? ['src/storybook/sandboxParameters.test.ts', 'src/storybook/StoryHandler.reset.test.ts'] : [])],
+    exclude: [
+      ...configDefaults.exclude,
+      'test/package/**',
+      ...(lowestMsw ? ['src/storybook/sandboxParameters.test.ts', 'src/storybook/StoryHandler.reset.test.ts'] : []),
+    ],
     globalSetup: ['test/support/leftovers.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

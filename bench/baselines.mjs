@@ -23,7 +23,17 @@
 // only Node's own modules at the top, so that it can run itself as a child
 // (see `mode`).
 import { randomUUID } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,7 +66,10 @@ function cleanUp() {
   temporary.clear()
 }
 
-/** A temp folder, removed at the end. Not named call-sandbox-*: a test run going on beside the bench would count it as its own leftover. */
+/**
+ * A temp folder, removed at the end. Not named call-sandbox-*: a test run going on beside the bench would count it as
+ * its own leftover.
+ */
 function tempDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   temporary.add(dir)
@@ -95,7 +108,9 @@ function rssOf(pid) {
 /** The samples behind a median, on stderr: how noisy the run was. */
 function spread(what, samples, format) {
   const sorted = [...samples].sort((a, b) => a - b)
-  process.stderr.write(`  ${what}: median ${format(median(sorted))}, ${sorted.length} samples from ${format(sorted[0])} to ${format(sorted.at(-1))}\n`)
+  process.stderr.write(
+    `  ${what}: median ${format(median(sorted))}, ${sorted.length} samples from ${format(sorted[0])} to ${format(sorted.at(-1))}\n`,
+  )
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`
@@ -136,11 +151,17 @@ async function mswRuntime(major) {
   let runtime = { node: process.execPath, flags: [], on: `Node ${process.version}` }
   if (major === 3) {
     const { path, version } = await nodeTwentyFour()
-    runtime = { node: path, flags: ['--import', pathToFileURL(join(ROOT, 'bench/msw3.mjs')).href], on: `Node ${version}` }
+    runtime = {
+      node: path,
+      flags: ['--import', pathToFileURL(join(ROOT, 'bench/msw3.mjs')).href],
+      on: `Node ${version}`,
+    }
   }
-  const script = "import { readFileSync } from 'node:fs'; console.log(JSON.parse(readFileSync(new URL(import.meta.resolve('msw/package.json')), 'utf8')).version)"
+  const script =
+    "import { readFileSync } from 'node:fs'; console.log(JSON.parse(readFileSync(new URL(import.meta.resolve('msw/package.json')), 'utf8')).version)"
   const version = (await run(runtime.node, [...runtime.flags, '--input-type=module', '-e', script])).trim()
-  if (!version.startsWith(`${major}.`)) throw new Error(`import 'msw' reached msw ${version} on ${runtime.on}, not msw ${major}.`)
+  if (!version.startsWith(`${major}.`))
+    throw new Error(`import 'msw' reached msw ${version} on ${runtime.on}, not msw ${major}.`)
   return { ...runtime, label: `msw ${version}, ${runtime.on}` }
 }
 
@@ -220,7 +241,8 @@ async function serverFigure() {
   const round = async (contender, ms) => {
     const { rate, failed, bytes } = await contender.client.round(PAGE, headers, ms)
     if (failed > 0) throw new Error(`${contender.name}: ${failed} answers were not 200`)
-    if (contender.bytes !== undefined && bytes !== contender.bytes) throw new Error(`${contender.name}: an answer of ${bytes} bytes, not ${contender.bytes}`)
+    if (contender.bytes !== undefined && bytes !== contender.bytes)
+      throw new Error(`${contender.name}: an answer of ${bytes} bytes, not ${contender.bytes}`)
     return rate
   }
   // A longer warm-up than the rounds: WireMock's JVM compiles its hot paths as it goes.
@@ -236,7 +258,14 @@ async function serverFigure() {
   for (const contender of contenders) spread(`standalone, ${contender.name}`, contender.rates, perSecond)
   const rate = (contender) => median(contender.rates)
   const what = `standalone: GET ${PAGE}, ${CONNECTIONS} connections (${load.name}), ${kilobytes(body.length)}: call-sandbox CLI`
-  for (const other of others) row(what, perSecond(rate(sandbox)), `${other.baseline(other.answered)}: ${perSecond(rate(other))}`, rate(sandbox) / rate(other), other.goal)
+  for (const other of others)
+    row(
+      what,
+      perSecond(rate(sandbox)),
+      `${other.baseline(other.answered)}: ${perSecond(rate(other))}`,
+      rate(sandbox) / rate(other),
+      other.goal,
+    )
 }
 
 /** Stoplight Prism mocking the sandbox's own document: it answers with an example it generates from the schema. */
@@ -250,7 +279,8 @@ async function startPrism(documentFile) {
     child,
     url: `http://127.0.0.1:${port}/`,
     output: () => child.output,
-    baseline: (bytes) => `Prism mock of the sandbox's document (its generated example, ${kilobytes(bytes)}, not the same bytes)`,
+    baseline: (bytes) =>
+      `Prism mock of the sandbox's document (its generated example, ${kilobytes(bytes)}, not the same bytes)`,
     goal: ['>=', 2],
   }
 }
@@ -311,7 +341,10 @@ async function startMockoon(dir, body) {
 async function startWireMock(dir, body) {
   const root = join(dir, 'wiremock')
   mkdirSync(join(root, 'mappings'), { recursive: true })
-  const stub = { request: { method: 'GET', urlPath: '/v1/calls' }, response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: body.toString('utf8') } }
+  const stub = {
+    request: { method: 'GET', urlPath: '/v1/calls' },
+    response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: body.toString('utf8') },
+  }
   writeFileSync(join(root, 'mappings', 'calls.json'), JSON.stringify(stub))
   const jarDir = join(PEERS_DIR, 'node_modules/wiremock/build')
   const jar = readdirSync(jarDir).find((name) => /^wiremock-standalone-.*\.jar$/.test(name))
@@ -321,9 +354,23 @@ async function startWireMock(dir, body) {
   await java.exited
   const javaVersion = java.output.match(/version "([^"]+)"/)?.[1] ?? 'unknown'
   const args = [
-    '-jar', join(jarDir, jar), '--port', String(port), '--bind-address', '127.0.0.1', '--root-dir', root,
-    '--no-request-journal', '--disable-request-logging', '--disable-banner', '--container-threads', '25',
-    '--disable-response-templating', '--disable-gzip', '--use-chunked-encoding', 'never',
+    '-jar',
+    join(jarDir, jar),
+    '--port',
+    String(port),
+    '--bind-address',
+    '127.0.0.1',
+    '--root-dir',
+    root,
+    '--no-request-journal',
+    '--disable-request-logging',
+    '--disable-banner',
+    '--container-threads',
+    '25',
+    '--disable-response-templating',
+    '--disable-gzip',
+    '--use-chunked-encoding',
+    'never',
   ]
   const child = launch('java', args)
   return {
@@ -344,13 +391,19 @@ async function startNodeContender(name, which, bodyFile, body) {
   const baselines = {
     express: ['plain Express sending the same bytes', 'none (the floor)'],
     'node-http': ['plain node:http sending the same bytes', 'none (the floor)'],
-    'msw-get-response': ["node:http asking msw's getResponse for one http.get handler of the same bytes", 'none (reported)'],
+    'msw-get-response': [
+      "node:http asking msw's getResponse for one http.get handler of the same bytes",
+      'none (reported)',
+    ],
   }
   const [baseline, goal] = baselines[which]
   return { name, child, url, bytes: body.length, output: () => child.output, baseline: () => baseline, goal }
 }
 
-/** Waits until a contender answers (Prism, Mockoon and WireMock do not print when they listen); rejects unless its answer is a 200 of the bytes it should send. */
+/**
+ * Waits until a contender answers (Prism, Mockoon and WireMock do not print when they listen); rejects unless its
+ * answer is a 200 of the bytes it should send.
+ */
 async function checkAnswer(contender, headers) {
   const url = new URL(PAGE, contender.url)
   for (let tries = 0; ; tries++) {
@@ -361,16 +414,22 @@ async function checkAnswer(contender, headers) {
     if (answer) {
       if (answer.status !== 200 || (contender.bytes !== undefined && answer.bytes !== contender.bytes)) {
         const expected = contender.bytes === undefined ? '' : ` of ${contender.bytes} bytes`
-        throw new Error(`${contender.name} answered ${PAGE} with ${answer.status} and ${answer.bytes} bytes, not 200${expected}:\n${contender.output()}`)
+        throw new Error(
+          `${contender.name} answered ${PAGE} with ${answer.status} and ${answer.bytes} bytes, not 200${expected}:\n${contender.output()}`,
+        )
       }
       return answer.bytes
     }
-    if (tries > 300 || contender.child.exitCode !== null) throw new Error(`${contender.name} did not start:\n${contender.output()}`)
+    if (tries > 300 || contender.child.exitCode !== null)
+      throw new Error(`${contender.name} did not start:\n${contender.output()}`)
     await sleep(200)
   }
 }
 
-/** Installs figure 1's peers (PEERS) in PEERS_DIR unless they are there: outside node_modules/.bin, where their commands would shadow the project's. */
+/**
+ * Installs figure 1's peers (PEERS) in PEERS_DIR unless they are there: outside node_modules/.bin, where their commands
+ * would shadow the project's.
+ */
 async function installPeers() {
   const installed = (name) => {
     const manifest = join(PEERS_DIR, 'node_modules', name, 'package.json')
@@ -380,7 +439,16 @@ async function installPeers() {
   const specs = Object.entries(PEERS).map(([name, version]) => `${name}@${version}`)
   process.stderr.write(`baselines: installing ${specs.join(', ')} in ${PEERS_DIR}\n`)
   // one command for all: an install with --no-save removes what its package.json does not list
-  await run('npm', ['install', '--prefix', PEERS_DIR, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...specs])
+  await run('npm', [
+    'install',
+    '--prefix',
+    PEERS_DIR,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    ...specs,
+  ])
 }
 
 /** A small load generator: CONNECTIONS requests in flight, each connection kept alive, for a fixed time. */
@@ -435,12 +503,15 @@ async function loadGenerator() {
             ms,
             () =>
               new Promise((resolve, reject) => {
-                const request = http.get({ host: target.hostname, port: target.port, path, headers, agent }, (response) => {
-                  let bytes = 0
-                  response.on('data', (chunk) => (bytes += chunk.length))
-                  response.on('end', () => resolve({ status: response.statusCode, bytes }))
-                  response.on('error', reject)
-                })
+                const request = http.get(
+                  { host: target.hostname, port: target.port, path, headers, agent },
+                  (response) => {
+                    let bytes = 0
+                    response.on('data', (chunk) => (bytes += chunk.length))
+                    response.on('end', () => resolve({ status: response.statusCode, bytes }))
+                    response.on('error', reject)
+                  },
+                )
                 request.on('error', reject)
               }),
           ),
@@ -464,7 +535,7 @@ async function serveContender(which, bodyFile) {
     const app = express()
     app.disable('x-powered-by') // as the sandbox's app
     app.set('etag', false)
-    app.get('/v1/calls', (request, response) => {
+    app.get('/v1/calls', (_request, response) => {
       response.type('application/json').send(body)
     })
     const server = app.listen(0, '127.0.0.1', () => listening(server))
@@ -472,25 +543,33 @@ async function serveContender(which, bodyFile) {
   }
   const { createServer: createHttpServer } = await import('node:http')
   if (which === 'node-http') {
-    const server = createHttpServer((request, response) => {
+    const server = createHttpServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body)
     })
     server.listen(0, '127.0.0.1', () => listening(server))
     return
   }
   const { getResponse, http, HttpResponse } = await import('msw')
-  const handlers = [http.get('*/v1/calls', () => new HttpResponse(body, { headers: { 'content-type': 'application/json' } }))]
+  const handlers = [
+    http.get('*/v1/calls', () => new HttpResponse(body, { headers: { 'content-type': 'application/json' } })),
+  ]
   let origin
   const server = createHttpServer(async (request, response) => {
     const headers = new Headers()
-    for (let i = 0; i < request.rawHeaders.length; i += 2) headers.append(request.rawHeaders[i], request.rawHeaders[i + 1])
-    const answer = await getResponse(handlers, new Request(new URL(request.url, origin), { method: request.method, headers }))
+    for (let i = 0; i < request.rawHeaders.length; i += 2)
+      headers.append(request.rawHeaders[i], request.rawHeaders[i + 1])
+    const answer = await getResponse(
+      handlers,
+      new Request(new URL(request.url, origin), { method: request.method, headers }),
+    )
     if (!answer) {
       response.writeHead(404).end()
       return
     }
     response.statusCode = answer.status
-    answer.headers.forEach((value, name) => response.setHeader(name, value))
+    answer.headers.forEach((value, name) => {
+      response.setHeader(name, value)
+    })
     response.end(Buffer.from(await answer.arrayBuffer()))
   })
   server.listen(0, '127.0.0.1', () => {
@@ -535,7 +614,12 @@ async function inProcessRates() {
       return response.arrayBuffer()
     }
     const body = Buffer.from(await get())
-    const bare = [http.get('https://api.example.com/v1/calls', () => new HttpResponse(body, { headers: { 'content-type': 'application/json' } }))]
+    const bare = [
+      http.get(
+        'https://api.example.com/v1/calls',
+        () => new HttpResponse(body, { headers: { 'content-type': 'application/json' } }),
+      ),
+    ]
     const batch = async (handlers, requests = 200) => {
       server.resetHandlers(...handlers)
       const start = performance.now()
@@ -624,7 +708,10 @@ async function startUpFigure() {
   const compileCache = tempDir('bench-compile-cache-')
   const bareArgs = ['-e', "console.log('listening on nothing'); setInterval(() => {}, 60_000)"]
   // The floor of the stack: an Express app of one route, from the same compile cache.
-  const expressArgs = ['-e', "const app = require('express')(); app.get('/', (q, r) => r.json({})); const server = app.listen(0, '127.0.0.1', () => console.log('listening on ' + server.address().port))"]
+  const expressArgs = [
+    '-e',
+    "const app = require('express')(); app.get('/', (q, r) => r.json({})); const server = app.listen(0, '127.0.0.1', () => console.log('listening on ' + server.address().port))",
+  ]
   const cliArgs = [CLI, '--port', '0', '--quiet']
   const withCache = { NODE_COMPILE_CACHE: compileCache }
   const pairs = [
@@ -646,7 +733,8 @@ async function startUpFigure() {
   ]
   const order = pairs.flatMap(({ cli, bare, express }) => [bare, cli, ...(express ? [express] : [])])
   for (const contender of order) await startUp(contender) // warm-up; the CLI's first start on Node 24 fills the cache
-  if (readdirSync(compileCache).length === 0) throw new Error(`The CLI's first start on ${pairs[0].on} left no compile cache in ${compileCache}.`)
+  if (readdirSync(compileCache).length === 0)
+    throw new Error(`The CLI's first start on ${pairs[0].on} left no compile cache in ${compileCache}.`)
   for (let i = 0; i < 5; i++) {
     for (const contender of i % 2 === 0 ? order : [...order].reverse()) contender.runs.push(await startUp(contender))
   }
@@ -654,36 +742,97 @@ async function startUpFigure() {
   const ms = ({ runs }) => median(runs.map((one) => one.ms))
   const rss = ({ runs }) => median(runs.map((one) => one.rss))
   for (const { on, how, cli, bare } of pairs) {
-    spread(`CLI start-up, ${on}, ${how}`, cli.runs.map((one) => one.ms), seconds)
-    spread(`bare node start, ${on}`, bare.runs.map((one) => one.ms), seconds)
-    spread(`CLI RSS, ${on}`, cli.runs.map((one) => one.rss), megabytes)
+    spread(
+      `CLI start-up, ${on}, ${how}`,
+      cli.runs.map((one) => one.ms),
+      seconds,
+    )
+    spread(
+      `bare node start, ${on}`,
+      bare.runs.map((one) => one.ms),
+      seconds,
+    )
+    spread(
+      `CLI RSS, ${on}`,
+      cli.runs.map((one) => one.rss),
+      megabytes,
+    )
   }
   for (const { on, how, cli, bare, express, goal } of pairs) {
     const what = `call-sandbox CLI start until it listens (default world), ${on}, ${how}`
     row(what, seconds(ms(cli)), `bare node until it prints, ${on}: ${seconds(ms(bare))}`, ms(cli) / ms(bare), goal)
     if (express) {
-      spread(`plain Express start, ${on}`, express.runs.map((one) => one.ms), seconds)
-      row(`plain Express, one route, until it listens, ${on}, ${how}`, seconds(ms(express)), `bare node until it prints, ${on}: ${seconds(ms(bare))}`, ms(express) / ms(bare), 'none (the floor)')
+      spread(
+        `plain Express start, ${on}`,
+        express.runs.map((one) => one.ms),
+        seconds,
+      )
+      row(
+        `plain Express, one route, until it listens, ${on}, ${how}`,
+        seconds(ms(express)),
+        `bare node until it prints, ${on}: ${seconds(ms(bare))}`,
+        ms(express) / ms(bare),
+        'none (the floor)',
+      )
     }
   }
   const underMegabytes = (value) => `<= 100 MB (${value <= 100 * 1024 * 1024 ? 'met' : 'missed'})`
   for (const { on, cli, bare } of pairs) {
     const what = `call-sandbox CLI RSS at idle, 1 s after it listens (default world), ${on}`
-    row(what, megabytes(rss(cli)), `bare node idling: ${megabytes(rss(bare))}`, rss(cli) / rss(bare), underMegabytes(rss(cli)))
+    row(
+      what,
+      megabytes(rss(cli)),
+      `bare node idling: ${megabytes(rss(bare))}`,
+      rss(cli) / rss(bare),
+      underMegabytes(rss(cli)),
+    )
   }
 }
 
 // 5. 100,000 calls against the default world, each in a process of its own (its RSS is the world's).
 async function largeWorldFigure() {
-  const world = async (calls) => JSON.parse(await run(process.execPath, ['--expose-gc', '--max-old-space-size=4096', import.meta.filename, 'world', String(calls)]))
+  const world = async (calls) =>
+    JSON.parse(
+      await run(process.execPath, [
+        '--expose-gc',
+        '--max-old-space-size=4096',
+        import.meta.filename,
+        'world',
+        String(calls),
+      ]),
+    )
   const small = await world(300)
   const large = await world(100_000)
   const perCall = (figures) => figures.seedMs / figures.calls
   const atMost = (value, bound, text) => `<= ${text} (${value <= bound ? 'met' : 'missed'})`
-  row('seed 100,000 calls (per call)', `${seconds(large.seedMs)} (${millis(perCall(large))} a call)`, `default world (${small.calls} calls): ${millis(small.seedMs)} (${millis(perCall(small))} a call)`, perCall(large) / perCall(small), atMost(large.seedMs, 3000, '3 s'))
-  row('one write at 100,000 calls: addContact, a new caller (median of 21)', millis(large.addContact), `default world: ${millis(small.addContact)}`, large.addContact / small.addContact, atMost(large.addContact, 1, '1 ms'))
-  row("one write at 100,000 calls: addCall from a known caller, who changes (median of 21)", millis(large.addKnownCall), `default world: ${millis(small.addKnownCall)}`, large.addKnownCall / small.addKnownCall, atMost(large.addKnownCall, 1, '1 ms'))
-  row('reset() after 10 writes at 100,000 calls (median of 5)', millis(large.reset), `default world: ${millis(small.reset)}`, large.reset / small.reset, atMost(large.reset, 5, '5 ms'))
+  row(
+    'seed 100,000 calls (per call)',
+    `${seconds(large.seedMs)} (${millis(perCall(large))} a call)`,
+    `default world (${small.calls} calls): ${millis(small.seedMs)} (${millis(perCall(small))} a call)`,
+    perCall(large) / perCall(small),
+    atMost(large.seedMs, 3000, '3 s'),
+  )
+  row(
+    'one write at 100,000 calls: addContact, a new caller (median of 21)',
+    millis(large.addContact),
+    `default world: ${millis(small.addContact)}`,
+    large.addContact / small.addContact,
+    atMost(large.addContact, 1, '1 ms'),
+  )
+  row(
+    'one write at 100,000 calls: addCall from a known caller, who changes (median of 21)',
+    millis(large.addKnownCall),
+    `default world: ${millis(small.addKnownCall)}`,
+    large.addKnownCall / small.addKnownCall,
+    atMost(large.addKnownCall, 1, '1 ms'),
+  )
+  row(
+    'reset() after 10 writes at 100,000 calls (median of 5)',
+    millis(large.reset),
+    `default world: ${millis(small.reset)}`,
+    large.reset / small.reset,
+    atMost(large.reset, 5, '5 ms'),
+  )
   row(
     'RSS of a process holding the 100,000-call world (2 s after a GC, after another)',
     `${megabytes(large.rss)} (heap ${megabytes(large.heap)}; right after the first GC ${megabytes(large.rssAfterGc)})`,
@@ -700,7 +849,10 @@ async function worldFigures(calls) {
   const sandbox = createSandbox({ now: NOW, calls })
   await sandbox.ready
   const seedMs = performance.now() - start
-  const response = await answer(sandbox, new Request('http://bench.local/v1/contacts?limit=1', { headers: { Authorization: AUTH } }))
+  const response = await answer(
+    sandbox,
+    new Request('http://bench.local/v1/contacts?limit=1', { headers: { Authorization: AUTH } }),
+  )
   const knownPhone = (await response.json()).data[0].phone
   const timed = async (write, runs = 21) => {
     const samples = []
@@ -732,7 +884,17 @@ async function worldFigures(calls) {
   globalThis.gc()
   const settled = process.memoryUsage()
   process.stdout.write(
-    JSON.stringify({ calls: sandbox.db.count('calls'), seedMs, addContact, addKnownCall, reset: median(resets), rssAfterGc: rss, rss: settled.rss, heap: settled.heapUsed, heapAfterGc: heapUsed }),
+    JSON.stringify({
+      calls: sandbox.db.count('calls'),
+      seedMs,
+      addContact,
+      addKnownCall,
+      reset: median(resets),
+      rssAfterGc: rss,
+      rss: settled.rss,
+      heap: settled.heapUsed,
+      heapAfterGc: heapUsed,
+    }),
   )
 }
 
@@ -746,7 +908,19 @@ async function consumerFigure() {
   const tarball = join(dir, packed[0].filename)
   const version = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `vitest@${version('vitest')}`, `msw@${version('msw')}`], { cwd: dir })
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+      `vitest@${version('vitest')}`,
+      `msw@${version('msw')}`,
+    ],
+    { cwd: dir },
+  )
 
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const snippet = readme.slice(readme.indexOf('## In your tests')).match(/```ts\n([\s\S]*?)```/)[1]
@@ -761,7 +935,10 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
 beforeEach(() => server.resetHandlers())
 afterAll(() => server.close())
 ${test}`
-  for (const [suite, source] of [['suite-sandbox', snippet], ['suite-msw', bare]]) {
+  for (const [suite, source] of [
+    ['suite-sandbox', snippet],
+    ['suite-msw', bare],
+  ]) {
     mkdirSync(join(dir, suite))
     for (let i = 1; i <= 9; i++) writeFileSync(join(dir, suite, `calls-${i}.test.ts`), source)
   }
@@ -800,14 +977,18 @@ async function readmeAnswer() {
   const { answer, createSandbox } = await import(ENTRY)
   const sandbox = createSandbox({ seed: 1, now: NOW })
   await sandbox.ready
-  const response = await answer(sandbox, new Request('https://api.example.com/v1/calls?limit=5', { headers: { Authorization: AUTH } }))
+  const response = await answer(
+    sandbox,
+    new Request('https://api.example.com/v1/calls?limit=5', { headers: { Authorization: AUTH } }),
+  )
   if (response.status !== 200) throw new Error(`GET /v1/calls?limit=5: ${response.status}`)
   return response.text()
 }
 
 // Run as the bench, or as one of its children.
 const mode = process.argv[2]
-if (mode === 'express' || mode === 'node-http' || mode === 'msw-get-response') await serveContender(mode, process.argv[3])
+if (mode === 'express' || mode === 'node-http' || mode === 'msw-get-response')
+  await serveContender(mode, process.argv[3])
 else if (mode === 'in-process') await inProcessRates()
 else if (mode === 'world') await worldFigures(Number(process.argv[3]))
 else await main()

@@ -43,7 +43,8 @@ export function waitFor(child, pattern, timeoutMs = 60_000) {
       const match = child.output.match(pattern)
       if (match) done(match)
     }
-    const onExit = ({ code, signal }) => fail(new Error(`exited (${code ?? signal}) before ${pattern}:\n${child.output}`))
+    const onExit = ({ code, signal }) =>
+      fail(new Error(`exited (${code ?? signal}) before ${pattern}:\n${child.output}`))
     const done = (value) => {
       clearTimeout(timer)
       child.stdout.off('data', check)

@@ -18,10 +18,16 @@ const HEADERS = { authorization: 'Bearer sk_sandbox_all' }
 const WARM_UP = 300
 const ROUNDS = 1_500
 
-/** A CLI in a process of its own; resolves with its URL once it listens. Its compile cache is off: it would outlive the bench in the temp folder. */
+/**
+ * A CLI in a process of its own; resolves with its URL once it listens. Its compile cache is off: it would outlive the
+ * bench in the temp folder.
+ */
 async function serve(args) {
   const env = { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }
-  const [, url] = await waitFor(launch(process.execPath, [CLI, '--port', '0', '--now', NOW, '--quiet', ...args], { env }), /listening on (\S+)/)
+  const [, url] = await waitFor(
+    launch(process.execPath, [CLI, '--port', '0', '--now', NOW, '--quiet', ...args], { env }),
+    /listening on (\S+)/,
+  )
   return url
 }
 
@@ -38,13 +44,16 @@ async function timed(url, check) {
 try {
   const upstream = await serve([])
   const proxy = await serve(['--proxy', upstream])
-  const direct = () => timed(upstream + PAGE, (response) => {
-    if (response.status !== 200) throw new Error(`the upstream answered ${response.status}`)
-  })
-  const proxied = () => timed(proxy + PAGE, (response) => {
-    const verdict = response.headers.get('x-sandbox-contract')
-    if (response.status !== 200 || verdict !== 'ok') throw new Error(`the proxy answered ${response.status}, X-Sandbox-Contract: ${verdict}`)
-  })
+  const direct = () =>
+    timed(upstream + PAGE, (response) => {
+      if (response.status !== 200) throw new Error(`the upstream answered ${response.status}`)
+    })
+  const proxied = () =>
+    timed(proxy + PAGE, (response) => {
+      const verdict = response.headers.get('x-sandbox-contract')
+      if (response.status !== 200 || verdict !== 'ok')
+        throw new Error(`the proxy answered ${response.status}, X-Sandbox-Contract: ${verdict}`)
+    })
   for (let i = 0; i < WARM_UP; i++) {
     await direct()
     await proxied()
@@ -61,7 +70,8 @@ try {
       directs.push(await direct())
     }
   }
-  // Each round's two requests ran side by side: their difference is what the proxy added, whatever the machine did meanwhile.
+  // Each round's two requests ran side by side: their difference is what the proxy added, whatever the machine did
+  // meanwhile.
   const added = median(proxieds.map((proxiedMs, i) => proxiedMs - directs[i]))
   console.log('\nProxy mode: GET /v1/calls?limit=50, one request at a time, medians of %d each', ROUNDS)
   console.table([

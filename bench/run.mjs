@@ -9,7 +9,6 @@ import { median } from './median.mjs'
 const NOW = '2026-11-20T12:00:00Z'
 const KEY = { Authorization: 'Bearer sk_sandbox_all' }
 
-
 /** Median milliseconds of `fn`, or of what it returns when it times a part of itself. */
 async function time(fn, runs) {
   const samples = []
@@ -36,7 +35,12 @@ async function get(sandbox, path) {
 
 const rows = []
 const row = (what, ms, baseline, note = '') =>
-  rows.push({ what, ms: ms.toFixed(2), 'x baseline': baseline === undefined ? '1.00 (baseline)' : (ms / baseline).toFixed(2), note })
+  rows.push({
+    what,
+    ms: ms.toFixed(2),
+    'x baseline': baseline === undefined ? '1.00 (baseline)' : (ms / baseline).toFixed(2),
+    note,
+  })
 
 // Seeding: cost per call at three sizes.
 const small = await seeded(undefined)
@@ -44,8 +48,18 @@ const medium = await seeded(10_000)
 const large = await seeded(100_000)
 const perCall = (run, calls) => run.ms / calls
 row('seed default world (300 + 40 calls)', small.ms, undefined)
-row('seed 10,000 calls: per call', perCall(medium, 10_040), perCall(small, 340), `total ${(medium.ms / 1000).toFixed(2)} s`)
-row('seed 100,000 calls: per call', perCall(large, 100_040), perCall(small, 340), `total ${(large.ms / 1000).toFixed(2)} s`)
+row(
+  'seed 10,000 calls: per call',
+  perCall(medium, 10_040),
+  perCall(small, 340),
+  `total ${(medium.ms / 1000).toFixed(2)} s`,
+)
+row(
+  'seed 100,000 calls: per call',
+  perCall(large, 100_040),
+  perCall(small, 340),
+  `total ${(large.ms / 1000).toFixed(2)} s`,
+)
 
 // A page: at 100,000 calls against the default world.
 const deepCursor = async (sandbox) => {
@@ -77,7 +91,10 @@ const write = async (sandbox) => {
   for (let i = 0; i < 5; i++) await sandbox.addContact({ phone: `+1415555${String(1000 + i)}` })
 }
 const resets = {}
-for (const [name, { sandbox }] of [['default world', small], ['100,000 calls', large]]) {
+for (const [name, { sandbox }] of [
+  ['default world', small],
+  ['100,000 calls', large],
+]) {
   resets[name] = {
     clean: await time(() => sandbox.reset(), 20),
     writes: await time(() => write(sandbox).then(() => sandbox.reset()), 5),
@@ -104,8 +121,14 @@ const heap = () => {
 const journaled = createSandbox({ now: NOW })
 await journaled.ready
 const before = heap()
-for (let i = 0; i < 10_000; i++) await get(journaled, `/v1/calls?limit=1&since=2026-11-${String(1 + (i % 19)).padStart(2, '0')}`)
+for (let i = 0; i < 10_000; i++)
+  await get(journaled, `/v1/calls?limit=1&since=2026-11-${String(1 + (i % 19)).padStart(2, '0')}`)
 const after = heap()
-rows.push({ what: 'journal after 10,000 requests', ms: '', 'x baseline': '', note: `${journaled.journal.size} entries kept; heap +${((after - before) / 1024 / 1024).toFixed(2)} MB` })
+rows.push({
+  what: 'journal after 10,000 requests',
+  ms: '',
+  'x baseline': '',
+  note: `${journaled.journal.size} entries kept; heap +${((after - before) / 1024 / 1024).toFixed(2)} MB`,
+})
 
 console.table(rows)

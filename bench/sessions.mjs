@@ -16,14 +16,23 @@ const memory = () => {
 }
 
 async function ask(sandbox, path, init = {}) {
-  const response = await answer(sandbox, new Request(`http://bench.local${path}`, { ...init, headers: { ...KEY, ...init.headers } }), sandbox.sessions)
+  const response = await answer(
+    sandbox,
+    new Request(`http://bench.local${path}`, { ...init, headers: { ...KEY, ...init.headers } }),
+    sandbox.sessions,
+  )
   if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`)
   return response.text()
 }
 
 const rows = []
 const row = (what, value, baseline, note = '') =>
-  rows.push({ what, value: value.toFixed(2), 'x baseline': baseline === undefined ? '1.00 (baseline)' : (value / baseline).toFixed(2), note })
+  rows.push({
+    what,
+    value: value.toFixed(2),
+    'x baseline': baseline === undefined ? '1.00 (baseline)' : (value / baseline).toFixed(2),
+    note,
+  })
 
 if (process.argv[2] === 'memory') {
   await memoryFigure(process.argv[3])
@@ -47,7 +56,12 @@ for (let i = 0; i < 15; i++) {
   firsts.push(performance.now() - start)
 }
 row('seed a default-sized world and answer GET /v1/calls?limit=50 (ms)', median(seedings), undefined)
-row("a new session's first answer, GET /sessions/{new}/v1/calls?limit=50 (ms)", median(firsts), median(seedings), 'goal <= 1.5x')
+row(
+  "a new session's first answer, GET /sessions/{new}/v1/calls?limit=50 (ms)",
+  median(firsts),
+  median(seedings),
+  'goal <= 1.5x',
+)
 
 // Per request: a session path against the bare root, same page, in alternating batches.
 const batch = async (path) => {
@@ -65,7 +79,14 @@ row('GET /v1/calls?limit=50 at the bare root (ms)', median(roots), undefined)
 row('GET /sessions/{name}/v1/calls?limit=50 (ms)', median(sessionPaths), median(roots), 'goal <= 1.05x')
 
 for (const which of ['writes', 'flood']) {
-  rows.push(...JSON.parse(execFileSync(process.execPath, ['--expose-gc', import.meta.filename, 'memory', which], { encoding: 'utf8', maxBuffer: 1 << 20 })))
+  rows.push(
+    ...JSON.parse(
+      execFileSync(process.execPath, ['--expose-gc', import.meta.filename, 'memory', which], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      }),
+    ),
+  )
 }
 console.table(rows)
 
@@ -78,10 +99,19 @@ async function memoryFigure(which) {
     const idle = memory()
     const samples = []
     for (let i = 1; i <= 1_000; i++) {
-      await ask(capped, `/sessions/user-${i}/v1/contacts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ phone: '+14155550100' }) })
+      await ask(capped, `/sessions/user-${i}/v1/contacts`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ phone: '+14155550100' }),
+      })
       if (i % 200 === 0) samples.push(`${i}: ${memory()}`)
     }
-    rows.push({ what: '1,000 sessions used in turn (a write each), --max-sessions 200: RSS', value: '', 'x baseline': '', note: `idle ${idle}; ${samples.join(', ')} (goal < 1 GB, flat after the cap)` })
+    rows.push({
+      what: '1,000 sessions used in turn (a write each), --max-sessions 200: RSS',
+      value: '',
+      'x baseline': '',
+      note: `idle ${idle}; ${samples.join(', ')} (goal < 1 GB, flat after the cap)`,
+    })
     return
   }
   // A flood of distinct names that only read: each forgotten once put away.

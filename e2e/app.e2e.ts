@@ -1,7 +1,15 @@
 import type { Browser, ConsoleMessage, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { apiGet } from './support/api.js'
-import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot, workerIntegrity } from './support/browser.js'
+import {
+  collectScripts,
+  launchChromium,
+  mswCopies,
+  newPage,
+  pageErrors,
+  screenshot,
+  workerIntegrity,
+} from './support/browser.js'
 
 /*
  * The example app, built with no API URL: the sandbox answers in a service
@@ -24,7 +32,11 @@ let scripts: () => Promise<string[]>
  */
 const RELOADS: Record<string, { title: string; throughWorker: boolean; unhandled: string[] }> = {
   '2': { title: 'past the worker, which lets navigations go by', throughWorker: false, unhandled: [] },
-  '3': { title: 'through the worker, which passes the page on with an unhandled-request warning', throughWorker: true, unhandled: ['GET /'] },
+  '3': {
+    title: 'through the worker, which passes the page on with an unhandled-request warning',
+    throughWorker: true,
+    unhandled: ['GET /'],
+  },
 }
 const reload = RELOADS[msw.version.split('.')[0]!]!
 
@@ -38,11 +50,14 @@ beforeAll(async () => {
 afterEach(() => expect(pageErrors.splice(0)).toEqual([]))
 afterAll(() => browser?.close())
 
-const rowIds = () => page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
+const rowIds = () =>
+  page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
 
 describe('the example app on the service worker', () => {
   it(`runs under the service worker of msw ${msw.version}, whose client is the one copy of msw in its scripts`, async () => {
-    expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${appUrl}/mockServiceWorker.js`)
+    expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(
+      `${appUrl}/mockServiceWorker.js`,
+    )
     expect(await workerIntegrity(page)).toEqual({ packageVersion: msw.version, checksum: msw.checksum })
     expect(mswCopies(await scripts())).toBe(1)
     expect((await scripts()).some((text) => text.includes(msw.checksum))).toBe(true)
@@ -52,13 +67,22 @@ describe('the example app on the service worker', () => {
     const { body } = await apiGet(apiUrl, '/v1/calls?limit=25')
     expect(await rowIds()).toEqual(body.data.map((call: { id: string }) => call.id))
     await expect(page.locator('h1').textContent()).resolves.toBe('Harbor Dental Care')
-    await expect(page.locator('[data-call-id]').first().locator('.row-title').textContent()).resolves.toBe(body.data[0].caller_name)
+    await expect(page.locator('[data-call-id]').first().locator('.row-title').textContent()).resolves.toBe(
+      body.data[0].caller_name,
+    )
     await screenshot(page, 'app-inbox')
   })
 
   it('answers byte for byte what the standalone server answers, for the same seed and clock', async () => {
     const { body: first } = await apiGet(apiUrl, '/v1/calls?limit=1')
-    const paths = ['/v1/calls?limit=100', '/v1/leads?limit=100&urgency=high', '/v1/appointments?limit=100', '/v1/contacts?limit=100', '/v1/me', `/v1/calls/${first.data[0].id}`]
+    const paths = [
+      '/v1/calls?limit=100',
+      '/v1/leads?limit=100&urgency=high',
+      '/v1/appointments?limit=100',
+      '/v1/contacts?limit=100',
+      '/v1/me',
+      `/v1/calls/${first.data[0].id}`,
+    ]
     for (const path of paths) {
       const inBrowser = await page.evaluate(async (url) => {
         const response = await fetch(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
@@ -100,7 +124,9 @@ describe('the example app on the service worker', () => {
     const messages = page.getByRole('list', { name: 'Transcript' }).locator('li')
     await messages.first().waitFor()
     expect(await messages.count()).toBe(body.data.messages.length)
-    expect(await messages.first().textContent()).toBe(`${body.data.messages[0].role === 'assistant' ? 'Assistant' : 'Caller'}${body.data.messages[0].content}`)
+    expect(await messages.first().textContent()).toBe(
+      `${body.data.messages[0].role === 'assistant' ? 'Assistant' : 'Caller'}${body.data.messages[0].content}`,
+    )
     await screenshot(page, 'app-transcript')
   })
 
@@ -108,16 +134,18 @@ describe('the example app on the service worker', () => {
     const { body } = await apiGet(apiUrl, '/v1/leads?limit=25')
     await page.getByRole('tab', { name: 'Leads' }).click()
     await page.locator('[data-lead-id]').first().waitFor()
-    expect(await page.locator('[data-lead-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-lead-id')))).toEqual(
-      body.data.map((lead: { id: string }) => lead.id),
-    )
+    expect(
+      await page.locator('[data-lead-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-lead-id'))),
+    ).toEqual(body.data.map((lead: { id: string }) => lead.id))
     await screenshot(page, 'app-leads')
   })
 
   it(`reloads ${reload.title} (msw ${msw.version})`, async () => {
     const unhandled: string[] = []
     const onConsole = (message: ConsoleMessage) => {
-      const match = /^\[MSW\] Warning: intercepted a request without a matching request handler:\s+• (.+)/.exec(message.text())
+      const match = /^\[MSW\] Warning: intercepted a request without a matching request handler:\s+• (.+)/.exec(
+        message.text(),
+      )
       if (match) unhandled.push(match[1]!.trim())
     }
     page.on('console', onConsole)

@@ -51,10 +51,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const api = await startStandaloneServer()
     cleanups.push(api.stop)
     await step('build the example app', 'npm', ['run', 'build'], example, { ...env, VITE_CALL_SANDBOX_NOW: E2E_NOW })
-    await step('build the example app for the standalone server', 'npx', ['vite', 'build', '--outDir', 'dist-standalone'], example, { ...env, VITE_CALL_SANDBOX_URL: api.url })
+    await step(
+      'build the example app for the standalone server',
+      'npx',
+      ['vite', 'build', '--outDir', 'dist-standalone'],
+      example,
+      { ...env, VITE_CALL_SANDBOX_URL: api.url },
+    )
     await step('build the Storybook', 'npm', ['run', 'build-storybook', '--', '--quiet'], example, env)
 
-    const servers = await Promise.all(['dist', 'dist-standalone', 'storybook-static'].map((folder) => serveStatic(resolve(example, folder))))
+    const servers = await Promise.all(
+      ['dist', 'dist-standalone', 'storybook-static'].map((folder) => serveStatic(resolve(example, folder))),
+    )
     cleanups.push(...servers.map((server) => server.close))
     const [app, standaloneApp, storybook] = servers.map((server) => server.url) as [string, string, string]
     project.provide('appUrl', app)
@@ -62,7 +70,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('apiUrl', api.url)
     project.provide('storybookUrl', storybook)
     project.provide('msw', msw)
-    console.log(`msw ${msw.version} in the browser; app ${app}, app on the standalone server ${standaloneApp}, standalone server ${api.url}, Storybook ${storybook}`)
+    console.log(
+      `msw ${msw.version} in the browser; app ${app}, app on the standalone server ${standaloneApp}, standalone server ${api.url}, Storybook ${storybook}`,
+    )
   } catch (error) {
     await teardown()
     throw error
@@ -75,7 +85,9 @@ function requestedMswMajor(): 2 | 3 {
   const variant = process.env.CALL_SANDBOX_MSW
   if (variant === undefined) return 2
   if (variant === '3') return 3
-  throw new Error(`CALL_SANDBOX_MSW=${variant}: the browser tests run on the example's own msw 2 (unset) or on msw 3 (CALL_SANDBOX_MSW=3).`)
+  throw new Error(
+    `CALL_SANDBOX_MSW=${variant}: the browser tests run on the example's own msw 2 (unset) or on msw 3 (CALL_SANDBOX_MSW=3).`,
+  )
 }
 
 /** The tracked example, installed from its lock unless it is already. */
@@ -99,13 +111,28 @@ async function installCopyOnMsw3(cleanups: Array<() => unknown>): Promise<Exampl
   const node24 = execFileSync(process.execPath, ['scripts/node24.mjs'], { cwd: ROOT, encoding: 'utf8' }).trim()
   // Node 24's compile cache (vite, tsc and storybook turn it on) would outlive the run in the system's temp folder.
   const env = { PATH: `${dirname(node24)}${delimiter}${process.env.PATH}`, NODE_DISABLE_COMPILE_CACHE: '1' }
-  await step(`install a copy of the example on msw ${version}`, 'npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], folder, env)
-  await copyFile(resolve(folder, 'node_modules/msw/lib/mockServiceWorker.js'), resolve(folder, 'public/mockServiceWorker.js'))
+  await step(
+    `install a copy of the example on msw ${version}`,
+    'npm',
+    ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+    folder,
+    env,
+  )
+  await copyFile(
+    resolve(folder, 'node_modules/msw/lib/mockServiceWorker.js'),
+    resolve(folder, 'public/mockServiceWorker.js'),
+  )
   return { folder, env }
 }
 
 /** Runs a command to its end; its output shows only when it fails. */
-async function step(title: string, command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<void> {
+async function step(
+  title: string,
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<void> {
   const started = performance.now()
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
@@ -118,12 +145,16 @@ async function step(title: string, command: string, args: string[], cwd: string,
 
 /** `call-sandbox --port 0 --now …`, as `npm start` runs it, until it says where it listens. */
 async function startStandaloneServer(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['dist/bin/call-sandbox.js', '--port', '0', '--now', E2E_NOW, '--quiet'], {
-    cwd: ROOT,
-    // Its compile cache would outlive the run in the system's temp folder (test/server.test.ts tests the cache).
-    env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['dist/bin/call-sandbox.js', '--port', '0', '--now', E2E_NOW, '--quiet'],
+    {
+      cwd: ROOT,
+      // Its compile cache would outlive the run in the system's temp folder (test/server.test.ts tests the cache).
+      env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   const url = await new Promise<string>((listening, failed) => {
     let output = ''
     child.stdout!.on('data', (chunk) => {

@@ -31,22 +31,31 @@ interface Worker {
 }
 
 /** A request from inside the page, across origins to the session's root, as the app makes them. */
-function inPage(worker: Worker, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+function inPage(
+  worker: Worker,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   return worker.page.evaluate(
     async ({ url, method, body }) => {
       const headers: Record<string, string> = { Authorization: 'Bearer sk_sandbox_all' }
       if (body !== undefined) headers['Content-Type'] = 'application/json'
-      const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      const response = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
       return { status: response.status, body: await response.json() }
     },
     { url: worker.api + path, method: init.method ?? 'GET', body: init.body },
   )
 }
 
-const rowIds = (page: Page) => page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
+const rowIds = (page: Page) =>
+  page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
 
 describe('four browser contexts, each in a session of its own, against one standalone server', () => {
-  it('write, reset and walk their pages at once, and none sees another\'s records', async () => {
+  it("write, reset and walk their pages at once, and none sees another's records", async () => {
     const workers: Worker[] = await Promise.all(
       WORKERS.map(async (i) => {
         const session = `e2e-worker-${i}-${Date.now()}`
@@ -62,7 +71,10 @@ describe('four browser contexts, each in a session of its own, against one stand
     // Each writes at once: a contact, and a call from that contact's number.
     const written = await Promise.all(
       workers.map(async (worker) => {
-        const contact = await inPage(worker, '/v1/contacts', { method: 'POST', body: { phone: worker.phone, name: `Worker ${worker.session}` } })
+        const contact = await inPage(worker, '/v1/contacts', {
+          method: 'POST',
+          body: { phone: worker.phone, name: `Worker ${worker.session}` },
+        })
         expect(contact.status).toBe(201)
         const call = await inPage(worker, '/_sandbox/calls', { method: 'POST', body: { caller_phone: worker.phone } })
         expect(call.status).toBe(201)
@@ -77,7 +89,10 @@ describe('four browser contexts, each in a session of its own, against one stand
         expect((await rowIds(worker.page))[0]).toBe(written[i])
         for (const other of workers) {
           const found = await inPage(worker, `/v1/contacts?phone=${encodeURIComponent(other.phone)}`)
-          expect(found.body.data.map(({ phone }: { phone: string }) => phone), `${worker.session} looking for ${other.phone}`).toEqual(other === worker ? [worker.phone] : [])
+          expect(
+            found.body.data.map(({ phone }: { phone: string }) => phone),
+            `${worker.session} looking for ${other.phone}`,
+          ).toEqual(other === worker ? [worker.phone] : [])
           const calls = await inPage(worker, `/v1/calls?phone=${encodeURIComponent(other.phone)}`)
           expect(calls.body.data.length > 0, `${worker.session}'s calls from ${other.phone}`).toBe(other === worker)
         }
@@ -99,7 +114,9 @@ describe('four browser contexts, each in a session of its own, against one stand
         await worker.page.locator('[data-call-id]').nth(49).waitFor()
         const first = (await inPage(worker, '/v1/calls?limit=25')).body
         const second = (await inPage(worker, `/v1/calls?limit=25&cursor=${first.next_cursor}`)).body
-        expect(await rowIds(worker.page)).toEqual([...first.data, ...second.data].map((call: { id: string }) => call.id))
+        expect(await rowIds(worker.page)).toEqual(
+          [...first.data, ...second.data].map((call: { id: string }) => call.id),
+        )
         expect((await rowIds(worker.page))[0]).toBe(written[i])
       }),
     )
@@ -108,7 +125,8 @@ describe('four browser contexts, each in a session of its own, against one stand
       expect(own.body.data.length, worker.session).toBe(i % 2 === 0 ? 0 : 1)
     }
     // And the default session, the bare root, saw none of it.
-    for (const worker of workers) expect((await apiGet(apiUrl, `/v1/contacts?phone=${encodeURIComponent(worker.phone)}`)).body.data).toEqual([])
+    for (const worker of workers)
+      expect((await apiGet(apiUrl, `/v1/contacts?phone=${encodeURIComponent(worker.phone)}`)).body.data).toEqual([])
     await Promise.all(workers.map((worker) => worker.page.context().close()))
   })
 })
@@ -118,13 +136,23 @@ describe('sessions on the service worker', () => {
     const page = await newPage(browser)
     await page.goto(`${appUrl}?session=in-the-worker`)
     await page.locator('[data-call-id]').first().waitFor()
-    expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${appUrl}/mockServiceWorker.js`)
+    expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(
+      `${appUrl}/mockServiceWorker.js`,
+    )
     const seeded = (await apiGet(apiUrl, '/v1/calls?limit=25')).body.data.map((call: { id: string }) => call.id)
     expect(await rowIds(page)).toEqual(seeded)
-    const worker: Worker = { page, session: 'in-the-worker', api: `${appUrl}/sessions/in-the-worker`, phone: '+14155550399' }
+    const worker: Worker = {
+      page,
+      session: 'in-the-worker',
+      api: `${appUrl}/sessions/in-the-worker`,
+      phone: '+14155550399',
+    }
     expect((await inPage(worker, '/v1/contacts', { method: 'POST', body: { phone: worker.phone } })).status).toBe(201)
     expect((await inPage(worker, `/v1/contacts?phone=${encodeURIComponent(worker.phone)}`)).body.data).toHaveLength(1)
-    const root = await page.evaluate(async (url) => (await (await fetch(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } })).json()).data, `${appUrl}/v1/contacts?phone=${encodeURIComponent(worker.phone)}`)
+    const root = await page.evaluate(
+      async (url) => (await (await fetch(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } })).json()).data,
+      `${appUrl}/v1/contacts?phone=${encodeURIComponent(worker.phone)}`,
+    )
     expect(root).toEqual([])
     await page.context().close()
   })

@@ -38,7 +38,9 @@ describe('the example app on the standalone server', () => {
     const second = (await apiGet(apiUrl, `/v1/calls?limit=25&cursor=${first.next_cursor}`)).body
     await page.getByRole('button', { name: 'Load more' }).click()
     await page.locator('[data-call-id]').nth(49).waitFor()
-    const ids = await page.locator('[data-call-id]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
+    const ids = await page
+      .locator('[data-call-id]')
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))
     expect(ids).toEqual([...first.data, ...second.data].map((call: { id: string }) => call.id))
     await screenshot(page, 'standalone-inbox')
   })
@@ -60,9 +62,14 @@ describe('the API reference at /docs', () => {
     await reference.goto(`${apiUrl}/docs`)
     await reference.locator('.opblock').first().waitFor()
     const { body: document } = await apiGet(apiUrl, '/openapi.json')
-    const operations = Object.values(document.paths as Record<string, object>).flatMap((item) => Object.keys(item).filter((key) => METHODS.includes(key)))
+    const operations = Object.values(document.paths as Record<string, object>).flatMap((item) =>
+      Object.keys(item).filter((key) => METHODS.includes(key)),
+    )
     expect(await reference.locator('.opblock').count()).toBe(operations.length)
-    expect(fetched.every((url) => url.startsWith(`${apiUrl}/`) || url.startsWith('data:')), fetched.join('\n')).toBe(true)
+    expect(
+      fetched.every((url) => url.startsWith(`${apiUrl}/`) || url.startsWith('data:')),
+      fetched.join('\n'),
+    ).toBe(true)
     await screenshot(reference, 'standalone-docs')
     await reference.close()
   })

@@ -1,7 +1,15 @@
 import { fixtures } from 'call-sandbox/storybook'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
-import { collectScripts, launchChromium, mswCopies, newPage, pageErrors, screenshot, workerIntegrity } from './support/browser.js'
+import {
+  collectScripts,
+  launchChromium,
+  mswCopies,
+  newPage,
+  pageErrors,
+  screenshot,
+  workerIntegrity,
+} from './support/browser.js'
 
 /*
  * The example's static Storybook: each preset of call-sandbox/storybook
@@ -42,7 +50,9 @@ describe('the Storybook of the example', () => {
     await openStory('callsinbox--default')
     await callRows(page).nth(24).waitFor()
     expect(await callRows(page).count()).toBe(25)
-    expect(await callRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))).toEqual(fixtures.calls.slice(0, 25).map((call) => call.id))
+    expect(await callRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))).toEqual(
+      fixtures.calls.slice(0, 25).map((call) => call.id),
+    )
     expect(await workerIntegrity(page)).toEqual({ packageVersion: msw.version, checksum: msw.checksum })
     expect(mswCopies(await scripts())).toBe(1)
     expect((await scripts()).some((text) => text.includes(msw.checksum))).toBe(true)
@@ -52,7 +62,9 @@ describe('the Storybook of the example', () => {
   it('walks the cursor with "Load more" in the default story', async () => {
     await page.getByRole('button', { name: 'Load more' }).click()
     await callRows(page).nth(49).waitFor()
-    expect(await callRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))).toEqual(fixtures.calls.slice(0, 50).map((call) => call.id))
+    expect(await callRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')))).toEqual(
+      fixtures.calls.slice(0, 50).map((call) => call.id),
+    )
   })
 
   it.each([
@@ -92,7 +104,9 @@ describe('the Storybook of the example', () => {
     await callRows(page).nth(24).waitFor()
     for (let pages = 2; pages <= 4; pages++) {
       await page.getByRole('button', { name: 'Load more' }).click()
-      await callRows(page).nth(pages * 25 - 1).waitFor()
+      await callRows(page)
+        .nth(pages * 25 - 1)
+        .waitFor()
     }
     expect(await page.getByRole('button', { name: 'Load more' }).isVisible()).toBe(true)
     await screenshot(page, 'storybook-calls-busy')

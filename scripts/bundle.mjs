@@ -13,16 +13,18 @@
 // globalThis). msw stays outside (a peer: the consumer's own copy), and so do
 // the other dependencies.
 import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { build } from 'rolldown'
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 const ESM_ONLY = new Set(['@faker-js/faker'])
 const INLINED = new Set(['zod'])
 const outside = (names) => (id) => names.some((name) => id === name || id.startsWith(`${name}/`))
-const installed = [...Object.keys(manifest.peerDependencies), ...Object.keys(manifest.dependencies)].filter((name) => !INLINED.has(name))
+const installed = [...Object.keys(manifest.peerDependencies), ...Object.keys(manifest.dependencies)].filter(
+  (name) => !INLINED.has(name),
+)
 
-for (const folder of ['esm', 'cjs', 'bin']) rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true })
+for (const folder of ['esm', 'cjs', 'bin'])
+  rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true })
 
 const ENTRIES = {
   index: 'src/index.ts',
@@ -47,7 +49,10 @@ await build({
 })
 // The same declarations as the ES modules', read as CommonJS under this folder's package.json.
 writeFileSync(new URL('../dist/cjs/package.json', import.meta.url), '{ "type": "commonjs" }\n')
-cpSync('dist/src', 'dist/cjs/types', { recursive: true, filter: (path) => statSync(path).isDirectory() || path.endsWith('.d.ts') })
+cpSync('dist/src', 'dist/cjs/types', {
+  recursive: true,
+  filter: (path) => statSync(path).isDirectory() || path.endsWith('.d.ts'),
+})
 
 // @note The command is a program, with no consumer's msw to share: it carries
 // its own, and Express and the rest, in one minified bundle (dist/bin/cli.cjs).

@@ -13,7 +13,11 @@ const folder = fileURLToPath(new URL('../node_modules/.cache/node24/', import.me
 const binary = `${folder}node_modules/node/bin/node`
 
 if (!existsSync(binary)) {
-  execFileSync('npm', ['install', '--prefix', folder, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', 'node@24'], { stdio: ['ignore', 'ignore', 'inherit'] })
+  execFileSync(
+    'npm',
+    ['install', '--prefix', folder, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', 'node@24'],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  )
 }
 const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()
 if (!version.startsWith('v24.')) throw new Error(`${binary} is ${version}, not Node 24.`)

@@ -7,7 +7,14 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const FILES = ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css', 'favicon-32x32.png', 'LICENSE', 'NOTICE']
+const FILES = [
+  'swagger-ui-bundle.js',
+  'swagger-ui-bundle.js.LICENSE.txt',
+  'swagger-ui.css',
+  'favicon-32x32.png',
+  'LICENSE',
+  'NOTICE',
+]
 
 const from = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
 const to = fileURLToPath(new URL('../dist/docs/', import.meta.url))

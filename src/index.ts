@@ -12,7 +12,13 @@ export { Clock } from './sandbox/Clock.js'
 export { ApiError } from './schemas/ApiError.js'
 export { answer } from './handlers/answer.js'
 export { UpstreamProxy } from './proxy/UpstreamProxy.js'
-export { sendWithFetch, type ProxyOptions, type UpstreamReply, type UpstreamRequest, type UpstreamSend } from './proxy/proxyOptions.js'
+export {
+  sendWithFetch,
+  type ProxyOptions,
+  type UpstreamReply,
+  type UpstreamRequest,
+  type UpstreamSend,
+} from './proxy/proxyOptions.js'
 export { Recording, RECORDING_FORMAT } from './proxy/recording.js'
 export { routes } from './http/routes.js'
 export { controlRoutes } from './control/controlRoutes.js'

@@ -30,12 +30,24 @@ describe.each(transports)('the API (%o)', (connect) => {
       { name: 'GET /v1/calls', scope: 'calls:read', request: () => ['/v1/calls?limit=2'] },
       { name: 'GET /v1/calls/:id', scope: 'calls:read', org1Record: true, request: () => [`/v1/calls/${ids.call}`] },
       { name: 'GET /v1/contacts', scope: 'contacts:read', request: () => ['/v1/contacts?limit=2'] },
-      { name: 'GET /v1/contacts/:id', scope: 'contacts:read', org1Record: true, request: () => [`/v1/contacts/${ids.contact}`] },
+      {
+        name: 'GET /v1/contacts/:id',
+        scope: 'contacts:read',
+        org1Record: true,
+        request: () => [`/v1/contacts/${ids.contact}`],
+      },
       {
         name: 'POST /v1/contacts',
         scope: 'contacts:write',
         created: true,
-        request: () => ['/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ phone: `+${phone++}` }) }],
+        request: () => [
+          '/v1/contacts',
+          {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ phone: `+${phone++}` }),
+          },
+        ],
       },
       { name: 'GET /v1/leads', scope: 'leads:read', request: () => ['/v1/leads?limit=2'] },
       { name: 'GET /v1/appointments', scope: 'appointments:read', request: () => ['/v1/appointments?limit=2'] },
@@ -44,11 +56,15 @@ describe.each(transports)('the API (%o)', (connect) => {
     const rows = Object.entries(KEYS).flatMap(([key, scopes]) =>
       endpoints.map((endpoint) => {
         const expected =
-          scopes === null ? 401
-          : endpoint.scope !== null && !(scopes as readonly string[]).includes(endpoint.scope) ? 403
-          : 'org1Record' in endpoint && key === 'sk_sandbox_org2' ? 404
-          : 'created' in endpoint ? 201
-          : 200
+          scopes === null
+            ? 401
+            : endpoint.scope !== null && !(scopes as readonly string[]).includes(endpoint.scope)
+              ? 403
+              : 'org1Record' in endpoint && key === 'sk_sandbox_org2'
+                ? 404
+                : 'created' in endpoint
+                  ? 201
+                  : 200
         return { key, endpoint, expected }
       }),
     )
@@ -92,7 +108,11 @@ describe.each(transports)('the API (%o)', (connect) => {
       expect(status).toBe(200)
       expect(headers.get('content-type')).toMatch(/^application\/json/)
       expect(Object.keys(body)).toEqual(['data', 'has_more', 'next_cursor', 'meta'])
-      expect(ListEnvelope(Meta.partial()).strict().safeParse({ ...body, data: [] }).success).toBe(true)
+      expect(
+        ListEnvelope(Meta.partial())
+          .strict()
+          .safeParse({ ...body, data: [] }).success,
+      ).toBe(true)
       expect(body.meta.request_id).toMatch(/^req_[A-Za-z0-9_-]{24,}$/)
       expect(headers.get('x-request-id')).toBe(body.meta.request_id)
       expect(body.meta.timestamp).toBe('2026-11-20T12:00:00.000Z')
@@ -124,20 +144,47 @@ describe.each(transports)('the API (%o)', (connect) => {
       ['an unknown path, even without a key', () => ['/v1/nope', { key: null }], 404, 'not_found'],
       ['an unknown path below a resource', () => [`/v1/calls/${ids.call}/recording`, {}], 404, 'not_found'],
       ['a single lead, which the API does not offer', () => [`/v1/leads/${UNKNOWN_ID}`, {}], 404, 'not_found'],
-      ['a method the path does not offer, before auth', () => ['/v1/calls', { method: 'DELETE', key: null }], 405, 'method_not_allowed'],
+      [
+        'a method the path does not offer, before auth',
+        () => ['/v1/calls', { method: 'DELETE', key: null }],
+        405,
+        'method_not_allowed',
+      ],
       ['PUT on contacts', () => ['/v1/contacts', { method: 'PUT' }], 405, 'method_not_allowed'],
       ['POST on /v1/me', () => ['/v1/me', { method: 'POST' }], 405, 'method_not_allowed'],
       ['no key before a missing scope', () => ['/v1/leads?limit=0', { key: null }], 401, 'unauthorized'],
-      ['a missing scope before a bad parameter', () => ['/v1/leads?limit=0', { key: 'sk_sandbox_calls' }], 403, 'insufficient_scope'],
-      ['a missing scope before a bad body', () => ['/v1/contacts', { method: 'POST', key: 'sk_sandbox_readonly', body: 'nope' }], 403, 'insufficient_scope'],
+      [
+        'a missing scope before a bad parameter',
+        () => ['/v1/leads?limit=0', { key: 'sk_sandbox_calls' }],
+        403,
+        'insufficient_scope',
+      ],
+      [
+        'a missing scope before a bad body',
+        () => ['/v1/contacts', { method: 'POST', key: 'sk_sandbox_readonly', body: 'nope' }],
+        403,
+        'insufficient_scope',
+      ],
       ['a malformed id before the record', () => ['/v1/calls/not-a-uuid', {}], 400, 'invalid_parameter', 'call_id'],
       ['a malformed contact id', () => ['/v1/contacts/123', {}], 400, 'invalid_parameter', 'contact_id'],
-      ['an unknown parameter before the record', () => [`/v1/calls/${UNKNOWN_ID}?expand=messages`, {}], 400, 'unknown_parameter', 'expand'],
+      [
+        'an unknown parameter before the record',
+        () => [`/v1/calls/${UNKNOWN_ID}?expand=messages`, {}],
+        400,
+        'unknown_parameter',
+        'expand',
+      ],
       ['an unknown call', () => [`/v1/calls/${UNKNOWN_ID}`, {}], 404, 'not_found'],
       ['an unknown contact', () => [`/v1/contacts/${UNKNOWN_ID}`, {}], 404, 'not_found'],
       ["another organization's call", () => [`/v1/calls/${ids.org2Call}`, {}], 404, 'not_found'],
       ["another organization's contact", () => [`/v1/contacts/${ids.org2Contact}`, {}], 404, 'not_found'],
-      ['a query parameter before the body', () => ['/v1/contacts?dry_run=1', { method: 'POST', body: 'nope' }], 400, 'unknown_parameter', 'dry_run'],
+      [
+        'a query parameter before the body',
+        () => ['/v1/contacts?dry_run=1', { method: 'POST', body: 'nope' }],
+        400,
+        'unknown_parameter',
+        'dry_run',
+      ],
     ]
 
     it.each(cases)('%s', async (_name, request, status, code, param) => {
@@ -211,10 +258,16 @@ describe.each(transports)('the API (%o)', (connect) => {
     })
 
     it('names the allowed values of status and urgency', async () => {
-      expect((await api.request('/v1/calls?status=x')).body.error.message).toContain('completed, failed, blocked, in-progress, forwarding')
-      expect((await api.request('/v1/leads?status=x')).body.error.message).toContain('new, contacted, qualified, converted, lost')
+      expect((await api.request('/v1/calls?status=x')).body.error.message).toContain(
+        'completed, failed, blocked, in-progress, forwarding',
+      )
+      expect((await api.request('/v1/leads?status=x')).body.error.message).toContain(
+        'new, contacted, qualified, converted, lost',
+      )
       expect((await api.request('/v1/leads?urgency=x')).body.error.message).toContain('low, medium, high')
-      expect((await api.request('/v1/appointments?status=x')).body.error.message).toContain('booked, confirmed, cancelled, completed, no_show')
+      expect((await api.request('/v1/appointments?status=x')).body.error.message).toContain(
+        'booked, confirmed, cancelled, completed, no_show',
+      )
     })
 
     it('says to send + as %2B when a phone arrives with a space', async () => {
@@ -265,10 +318,23 @@ describe('one request table, two transports', () => {
     ['/v1/nope', { key: null }],
     ['/v1/calls', { method: 'DELETE' }],
     ['/v1/me', { key: 'sk_nope' }],
-    ['/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+15550001111","name":"Ana Ruiz"}' }],
-    ['/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+15550001111"}' }],
+    [
+      '/v1/contacts',
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"phone":"+15550001111","name":"Ana Ruiz"}',
+      },
+    ],
+    [
+      '/v1/contacts',
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+15550001111"}' },
+    ],
     ['/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'hello' }],
-    ['/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":1,"nickname":"x"}' }],
+    [
+      '/v1/contacts',
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":1,"nickname":"x"}' },
+    ],
   ]
 
   it('answers every row the same way in process and over HTTP', async () => {
@@ -292,6 +358,6 @@ describe('one request table, two transports', () => {
       answers[api.name] = rows
       await api.close()
     }
-    expect(answers['http']).toEqual(answers['in-process'])
+    expect(answers.http).toEqual(answers['in-process'])
   })
 })

@@ -51,11 +51,16 @@ interface BadRequest extends RequestOptions {
 }
 
 function describeRequest({ path, method = 'GET', key, headers, body }: BadRequest): string {
-  const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text)
+  const clip = (text: string, max: number) =>
+    text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text
   const bodyText =
-    body === undefined ? undefined
-    : typeof body === 'string' ? clip(body, 160)
-    : `bytes ${Buffer.from(body as unknown as Uint8Array).toString('hex').slice(0, 160)}`
+    body === undefined
+      ? undefined
+      : typeof body === 'string'
+        ? clip(body, 160)
+        : `bytes ${Buffer.from(body as unknown as Uint8Array)
+            .toString('hex')
+            .slice(0, 160)}`
   return JSON.stringify({ method, path: clip(path, 200), key, headers, body: bodyText })
 }
 
@@ -64,33 +69,43 @@ function problemsOf(request: BadRequest, answer: Answer): string[] {
   const { status, headers, body } = answer
   const problems: string[] = []
   if (status >= 500) problems.push(`answered ${status}`)
-  else if (!SUCCESS.includes(status) && !(status in CODES_OF_STATUS)) problems.push(`answered ${status}, not a status of the contract`)
+  else if (!SUCCESS.includes(status) && !(status in CODES_OF_STATUS))
+    problems.push(`answered ${status}, not a status of the contract`)
   const requestId = headers.get('x-request-id')
   if (requestId === null) problems.push('has no X-Request-Id')
   if (request.method === 'HEAD') return problems
-  if (!headers.get('content-type')?.startsWith('application/json')) problems.push(`Content-Type is ${headers.get('content-type')}`)
+  if (!headers.get('content-type')?.startsWith('application/json'))
+    problems.push(`Content-Type is ${headers.get('content-type')}`)
   if (typeof body !== 'object' || body === null) {
     problems.push(`the body is not JSON: ${JSON.stringify(String(body).slice(0, 200))}`)
     return problems
   }
   if (status >= 400) {
     const envelope = ErrorEnvelope.safeParse(body)
-    if (!envelope.success) problems.push(`the error envelope is wrong: ${envelope.error.message.slice(0, 300)} in ${JSON.stringify(body).slice(0, 300)}`)
+    if (!envelope.success)
+      problems.push(
+        `the error envelope is wrong: ${envelope.error.message.slice(0, 300)} in ${JSON.stringify(body).slice(0, 300)}`,
+      )
     const code = body.error?.code
     if (!(CODES_OF_STATUS[status] ?? []).includes(code)) problems.push(`status ${status} with code ${code}`)
-    if (status === 401 && headers.get('www-authenticate') !== 'Bearer') problems.push(`401 with WWW-Authenticate ${headers.get('www-authenticate')}`)
+    if (status === 401 && headers.get('www-authenticate') !== 'Bearer')
+      problems.push(`401 with WWW-Authenticate ${headers.get('www-authenticate')}`)
     if (status === 405 && !headers.get('allow')) problems.push('405 without an Allow header')
   } else {
     const meta = Meta.safeParse(body.meta)
     if (!meta.success) problems.push(`meta is wrong: ${JSON.stringify(body.meta)}`)
     if ('error' in body) problems.push('a success with an error')
   }
-  if (body.meta?.request_id !== requestId) problems.push(`X-Request-Id ${requestId} is not meta.request_id ${body.meta?.request_id}`)
+  if (body.meta?.request_id !== requestId)
+    problems.push(`X-Request-Id ${requestId} is not meta.request_id ${body.meta?.request_id}`)
   return problems
 }
 
 /** Sends each request in turn; lists every one whose answer breaks the contract, and counts the statuses seen. */
-async function check(api: Transport, requests: readonly BadRequest[]): Promise<{ failures: string[]; statuses: Set<number> }> {
+async function check(
+  api: Transport,
+  requests: readonly BadRequest[],
+): Promise<{ failures: string[]; statuses: Set<number> }> {
   const failures: string[] = []
   const statuses = new Set<number>()
   for (const request of requests) {
@@ -107,7 +122,9 @@ async function check(api: Transport, requests: readonly BadRequest[]): Promise<{
       const problems = problemsOf(request, answer)
       if (problems.length > 0) failures.push(`${describeRequest(request)} → ${problems.join('; ')}`)
     } catch (error) {
-      failures.push(`${describeRequest(request)} → ${error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error)}`)
+      failures.push(
+        `${describeRequest(request)} → ${error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error)}`,
+      )
     } finally {
       clearTimeout(timer)
     }
@@ -116,8 +133,15 @@ async function check(api: Transport, requests: readonly BadRequest[]): Promise<{
 }
 
 /** No request broke the contract, and the batch reached at least the statuses it is meant to reach. */
-function expectKept({ failures, statuses }: { failures: string[]; statuses: Set<number> }, sent: number, reached: number[] = []): void {
-  expect(failures, `${failures.length} of ${sent} requests broke the contract:\n${failures.slice(0, 30).join('\n')}`).toEqual([])
+function expectKept(
+  { failures, statuses }: { failures: string[]; statuses: Set<number> },
+  sent: number,
+  reached: number[] = [],
+): void {
+  expect(
+    failures,
+    `${failures.length} of ${sent} requests broke the contract:\n${failures.slice(0, 30).join('\n')}`,
+  ).toEqual([])
   expect([...statuses].sort(), 'the statuses the batch reached').toEqual(expect.arrayContaining(reached))
 }
 
@@ -125,14 +149,75 @@ function expectKept({ failures, statuses }: { failures: string[]; statuses: Set<
 
 const UUID = '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f'
 const SEGMENTS = [
-  'calls', 'contacts', 'leads', 'appointments', 'me', 'v1', 'v2', 'Calls', 'CALLS', 'call',
-  UUID, UUID.toUpperCase(), '00000000-0000-0000-0000-000000000000', `${UUID}x`, UUID.slice(0, 35), 'null', 'undefined', '0', '-1',
-  '%00', '%ZZ', '%2F', '%2f', 'a%2Fb', '%25', '%', '%E2%82%AC', '%C0%AF', '%FF', '%ED%A0%80', '%20', '%0A', '%0D%0A',
-  'é', '😀', '日本語', 'Ω≈ç√', '\u202e', ';', ':call_id', '*', '~', '$', '@', '+', ' ', "'", '"', '<script>', '{}', '[]', '\\',
-  '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString',
+  'calls',
+  'contacts',
+  'leads',
+  'appointments',
+  'me',
+  'v1',
+  'v2',
+  'Calls',
+  'CALLS',
+  'call',
+  UUID,
+  UUID.toUpperCase(),
+  '00000000-0000-0000-0000-000000000000',
+  `${UUID}x`,
+  UUID.slice(0, 35),
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '%00',
+  '%ZZ',
+  '%2F',
+  '%2f',
+  'a%2Fb',
+  '%25',
+  '%',
+  '%E2%82%AC',
+  '%C0%AF',
+  '%FF',
+  '%ED%A0%80',
+  '%20',
+  '%0A',
+  '%0D%0A',
+  'é',
+  '😀',
+  '日本語',
+  'Ω≈ç√',
+  '\u202e',
+  ';',
+  ':call_id',
+  '*',
+  '~',
+  '$',
+  '@',
+  '+',
+  ' ',
+  "'",
+  '"',
+  '<script>',
+  '{}',
+  '[]',
+  '\\',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
 ]
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const
-const KEYS = ['sk_sandbox_all', 'sk_sandbox_all', 'sk_sandbox_all', 'sk_sandbox_readonly', 'sk_sandbox_calls', 'sk_sandbox_org2', 'sk_unknown', null] as const
+const KEYS = [
+  'sk_sandbox_all',
+  'sk_sandbox_all',
+  'sk_sandbox_all',
+  'sk_sandbox_readonly',
+  'sk_sandbox_calls',
+  'sk_sandbox_org2',
+  'sk_unknown',
+  null,
+] as const
 
 function segment(random: Prng): string {
   if (random.chance(0.05)) return random.text(random.int(1_000, 4_000))
@@ -161,12 +246,58 @@ function randomPath(random: Prng): string {
 }
 
 const LIMITS = [
-  '', '0', '-1', '-0', '1.5', '1e2', '0x10', '101', '1000000', '100000000000000000000', ' 5', '5 ', '+5', '%2B5', '05', '050', '1', '100',
-  'NaN', 'Infinity', '-Infinity', '٥', '５', '5%00', '1,2', 'true', 'null', '[]', '{}', '5abc', 'ten', '9'.repeat(400), '%FF',
+  '',
+  '0',
+  '-1',
+  '-0',
+  '1.5',
+  '1e2',
+  '0x10',
+  '101',
+  '1000000',
+  '100000000000000000000',
+  ' 5',
+  '5 ',
+  '+5',
+  '%2B5',
+  '05',
+  '050',
+  '1',
+  '100',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '٥',
+  '５',
+  '5%00',
+  '1,2',
+  'true',
+  'null',
+  '[]',
+  '{}',
+  '5abc',
+  'ten',
+  '9'.repeat(400),
+  '%FF',
 ]
 const SINCES = [
-  '', 'yesterday', 'now', '1763640000', '2026-02-30', '2026-13-01', '2026-11-01T24:00:00Z', '2026-11-01T09:00:00 01:00', '2026-11-01T09:00:00+01:00',
-  '2026-11-01T09:00:00%2B01:00', '2026-11-01', '2026-11-01Z', '0000-00-00', '9999-12-31T23:59:59.999999999Z', '%00', '2026-11-01%00', '２０２６-11-01',
+  '',
+  'yesterday',
+  'now',
+  '1763640000',
+  '2026-02-30',
+  '2026-13-01',
+  '2026-11-01T24:00:00Z',
+  '2026-11-01T09:00:00 01:00',
+  '2026-11-01T09:00:00+01:00',
+  '2026-11-01T09:00:00%2B01:00',
+  '2026-11-01',
+  '2026-11-01Z',
+  '0000-00-00',
+  '9999-12-31T23:59:59.999999999Z',
+  '%00',
+  '2026-11-01%00',
+  '２０２６-11-01',
 ]
 const CURSOR_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
@@ -210,7 +341,29 @@ function queryValue(random: Prng, name: string): string {
   ])()
 }
 
-const QUERY_NAMES = ['limit', 'limit', 'cursor', 'since', 'status', 'urgency', 'phone', 'Limit', 'LIMIT', 'offset', 'page', 'sort', 'limit[]', 'status[0]', '__proto__', 'constructor', '', '%00', '%ZZ', '😀', ' ']
+const QUERY_NAMES = [
+  'limit',
+  'limit',
+  'cursor',
+  'since',
+  'status',
+  'urgency',
+  'phone',
+  'Limit',
+  'LIMIT',
+  'offset',
+  'page',
+  'sort',
+  'limit[]',
+  'status[0]',
+  '__proto__',
+  'constructor',
+  '',
+  '%00',
+  '%ZZ',
+  '😀',
+  ' ',
+]
 
 function randomQuery(random: Prng): string {
   const pairs: string[] = []
@@ -227,21 +380,73 @@ function randomQuery(random: Prng): string {
 }
 
 const AUTHORIZATIONS = [
-  '', ' ', 'Bearer', 'Bearer ', 'Bearer  ', 'bearer sk_sandbox_all', 'BEARER sk_sandbox_all', 'Bearer  sk_sandbox_all', 'Bearer sk_sandbox_all ',
-  'Bearer sk_sandbox_all extra', 'Bearer sk_sandbox_all,sk_sandbox_readonly', 'Basic c2tfc2FuZGJveF9hbGw6', 'Token sk_sandbox_all', 'sk_sandbox_all',
-  'Bearer sk_sandbox_al', 'Bearer SK_SANDBOX_ALL', 'Bearer sk_sandbox_allé', 'Bearer "sk_sandbox_all"', 'Bearer sk_sandbox_all\t', 'Bearer\tsk_sandbox_all',
-  `Bearer ${'k'.repeat(8_000)}`, 'Bearer null', 'Bearer undefined', 'Bearer __proto__', 'Bearer constructor', 'Bearer %73k_sandbox_all', 'Bearer ÿÿÿÿ',
-  'Bearer sk_sandbox_calls', 'Bearer sk_sandbox_org2', 'Bearer sk_sandbox_readonly',
+  '',
+  ' ',
+  'Bearer',
+  'Bearer ',
+  'Bearer  ',
+  'bearer sk_sandbox_all',
+  'BEARER sk_sandbox_all',
+  'Bearer  sk_sandbox_all',
+  'Bearer sk_sandbox_all ',
+  'Bearer sk_sandbox_all extra',
+  'Bearer sk_sandbox_all,sk_sandbox_readonly',
+  'Basic c2tfc2FuZGJveF9hbGw6',
+  'Token sk_sandbox_all',
+  'sk_sandbox_all',
+  'Bearer sk_sandbox_al',
+  'Bearer SK_SANDBOX_ALL',
+  'Bearer sk_sandbox_allé',
+  'Bearer "sk_sandbox_all"',
+  'Bearer sk_sandbox_all\t',
+  'Bearer\tsk_sandbox_all',
+  `Bearer ${'k'.repeat(8_000)}`,
+  'Bearer null',
+  'Bearer undefined',
+  'Bearer __proto__',
+  'Bearer constructor',
+  'Bearer %73k_sandbox_all',
+  'Bearer ÿÿÿÿ',
+  'Bearer sk_sandbox_calls',
+  'Bearer sk_sandbox_org2',
+  'Bearer sk_sandbox_readonly',
 ]
-const AUTHORIZATION_PATHS = ['/v1/me', '/v1/calls', '/v1/contacts?limit=1', '/v1/leads?limit=abc', `/v1/calls/${UUID}`, '/v1/nowhere', '/v1/appointments']
+const AUTHORIZATION_PATHS = [
+  '/v1/me',
+  '/v1/calls',
+  '/v1/contacts?limit=1',
+  '/v1/leads?limit=abc',
+  `/v1/calls/${UUID}`,
+  '/v1/nowhere',
+  '/v1/appointments',
+]
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.api+json', 'application/merge-patch+json',
-  'application/json;;;', 'application/jsonx', 'application/*', '*/*', 'text/json', 'text/plain', 'text/html', 'application/x-www-form-urlencoded',
-  'multipart/form-data; boundary=x', 'application/octet-stream', '', 'json', ';', 'application/json; charset=latin1', undefined,
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/vnd.api+json',
+  'application/merge-patch+json',
+  'application/json;;;',
+  'application/jsonx',
+  'application/*',
+  '*/*',
+  'text/json',
+  'text/plain',
+  'text/html',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  '',
+  'json',
+  ';',
+  'application/json; charset=latin1',
+  undefined,
 ]
 
-const nested = (depth: number, open: string, middle: string, close: string) => open.repeat(depth) + middle + close.repeat(depth)
+const nested = (depth: number, open: string, middle: string, close: string) =>
+  open.repeat(depth) + middle + close.repeat(depth)
 
 function randomPhone(random: Prng): string {
   return `+1${random.int(200, 999)}555${String(random.int(0, 9999)).padStart(4, '0')}`
@@ -267,7 +472,14 @@ function randomBody(random: Prng): string | Uint8Array {
     // The same phone again and again: created once, then 409.
     () => JSON.stringify({ phone: '+14155550123' }),
     () => JSON.stringify({ phone: '+14155550123', name: 'Again' }),
-    () => JSON.stringify({ phone: randomPhone(random), name: 'Dana Whitfield', email: 'dana@example.com', company: 'Acme', notes: 'n' }),
+    () =>
+      JSON.stringify({
+        phone: randomPhone(random),
+        name: 'Dana Whitfield',
+        email: 'dana@example.com',
+        company: 'Acme',
+        notes: 'n',
+      }),
     () => JSON.stringify({ phone: 14155550123 }),
     () => JSON.stringify({ phone: null }),
     () => JSON.stringify({ phone: ['+14155550123'] }),
@@ -302,110 +514,169 @@ function randomBody(random: Prng): string | Uint8Array {
 
 // ---- The batches ------------------------------------------------------------------
 
-describe.each(transports.map((connect) => ({ connect, transport: connect.name })))('bad input ($transport): its error in the envelope, never a 500, never a hang', ({ connect }) => {
-  let api: Transport
-  beforeAll(async () => {
-    api = await connect()
-  })
-  afterAll(() => api?.close())
+describe.each(transports.map((connect) => ({ connect, transport: connect.name })))(
+  'bad input ($transport): its error in the envelope, never a 500, never a hang',
+  ({ connect }) => {
+    let api: Transport
+    beforeAll(async () => {
+      api = await connect()
+    })
+    afterAll(() => api?.close())
 
-  it.each([
-    { path: '/v1/%ZZ', status: 404, code: 'not_found', param: undefined },
-    { path: '/v1/%', status: 404, code: 'not_found', param: undefined },
-    { path: '/v1/%FF', status: 404, code: 'not_found', param: undefined },
-    { path: '/v1/%C0%AF/calls', status: 404, code: 'not_found', param: undefined },
-    { path: '/v1/calls/%ED%A0%80', status: 400, code: 'invalid_parameter', param: 'call_id' },
-    { path: '/v1/contacts/%ZZ', status: 400, code: 'invalid_parameter', param: 'contact_id' },
-  ])('answers a path with a malformed percent-encoding, $path, with $status $code in the envelope', async ({ path, status, code, param }) => {
-    const answer = await api.request(path)
-    expect(problemsOf({ path }, answer)).toEqual([])
-    expect(answer.status, JSON.stringify(answer.body)).toBe(status)
-    expect(answer.body.error.code).toBe(code)
-    expect(answer.body.error.param).toBe(param)
-  })
+    it.each([
+      { path: '/v1/%ZZ', status: 404, code: 'not_found', param: undefined },
+      { path: '/v1/%', status: 404, code: 'not_found', param: undefined },
+      { path: '/v1/%FF', status: 404, code: 'not_found', param: undefined },
+      { path: '/v1/%C0%AF/calls', status: 404, code: 'not_found', param: undefined },
+      { path: '/v1/calls/%ED%A0%80', status: 400, code: 'invalid_parameter', param: 'call_id' },
+      { path: '/v1/contacts/%ZZ', status: 400, code: 'invalid_parameter', param: 'contact_id' },
+    ])(
+      'answers a path with a malformed percent-encoding, $path, with $status $code in the envelope',
+      async ({ path, status, code, param }) => {
+        const answer = await api.request(path)
+        expect(problemsOf({ path }, answer)).toEqual([])
+        expect(answer.status, JSON.stringify(answer.body)).toBe(status)
+        expect(answer.body.error.code).toBe(code)
+        expect(answer.body.error.param).toBe(param)
+      },
+    )
 
-  it.each([
-    { path: '/v1/calls', allow: 'GET' },
-    { path: '/v1/contacts', allow: 'GET, POST' },
-    { path: '/v1/me', allow: 'GET' },
-  ])('answers OPTIONS $path that is no CORS preflight with 405 method_not_allowed in the envelope, Allow: $allow', async ({ path, allow }) => {
-    const answer = await api.request(path, { method: 'OPTIONS' })
-    expect(problemsOf({ path, method: 'OPTIONS' }, answer)).toEqual([])
-    expect(answer.status).toBe(405)
-    expect(answer.body.error.code).toBe('method_not_allowed')
-    expect(answer.headers.get('allow')).toBe(allow)
-  })
+    it.each([
+      { path: '/v1/calls', allow: 'GET' },
+      { path: '/v1/contacts', allow: 'GET, POST' },
+      { path: '/v1/me', allow: 'GET' },
+    ])(
+      'answers OPTIONS $path that is no CORS preflight with 405 method_not_allowed in the envelope, Allow: $allow',
+      async ({ path, allow }) => {
+        const answer = await api.request(path, { method: 'OPTIONS' })
+        expect(problemsOf({ path, method: 'OPTIONS' }, answer)).toEqual([])
+        expect(answer.status).toBe(405)
+        expect(answer.body.error.code).toBe('method_not_allowed')
+        expect(answer.headers.get('allow')).toBe(allow)
+      },
+    )
 
-  it.each(METHODS)('%s on 50 random paths under /v1/', async (method) => {
-    const random = prng(seedOf(method))
-    const requests = Array.from({ length: 50 }, (): BadRequest => {
-      const withBody = method !== 'GET' && method !== 'HEAD' && random.chance(0.5)
-      return {
-        path: randomPath(random) + (random.chance(0.3) ? randomQuery(random) : ''),
-        method,
-        key: random.pick(KEYS),
-        ...(withBody && { headers: { 'Content-Type': random.pick(['application/json', 'text/plain']) }, body: JSON.stringify({ phone: randomPhone(random) }) }),
+    it.each(METHODS)('%s on 50 random paths under /v1/', async (method) => {
+      const random = prng(seedOf(method))
+      const requests = Array.from({ length: 50 }, (): BadRequest => {
+        const withBody = method !== 'GET' && method !== 'HEAD' && random.chance(0.5)
+        return {
+          path: randomPath(random) + (random.chance(0.3) ? randomQuery(random) : ''),
+          method,
+          key: random.pick(KEYS),
+          ...(withBody && {
+            headers: { 'Content-Type': random.pick(['application/json', 'text/plain']) },
+            body: JSON.stringify({ phone: randomPhone(random) }),
+          }),
+        }
+      })
+      expectKept(await check(api, requests), requests.length, method === 'GET' ? [200, 401, 404] : [404, 405])
+    })
+
+    it('200 GETs of the endpoints with random query strings', async () => {
+      const random = prng(seedOf('query'))
+      const paths = [
+        '/v1/calls',
+        '/v1/calls',
+        '/v1/contacts',
+        '/v1/leads',
+        '/v1/leads',
+        '/v1/appointments',
+        '/v1/me',
+        `/v1/calls/${UUID}`,
+        `/v1/contacts/${UUID}`,
+      ]
+      const requests = Array.from(
+        { length: 200 },
+        (): BadRequest => ({
+          path: random.pick(paths) + randomQuery(random),
+          key: random.pick(KEYS),
+        }),
+      )
+      expectKept(await check(api, requests), requests.length, [200, 400, 401, 403, 404])
+    })
+
+    it('every kind of Authorization header, on 150 random requests', async () => {
+      const random = prng(seedOf('authorization'))
+      const requests = Array.from(
+        { length: 150 },
+        (): BadRequest => ({
+          path: random.pick(AUTHORIZATION_PATHS),
+          key: null,
+          headers: random.chance(0.1) ? {} : { Authorization: random.pick(AUTHORIZATIONS) },
+        }),
+      )
+      expectKept(await check(api, requests), requests.length, [200, 401, 403, 404])
+    })
+
+    it('200 POST /v1/contacts with random bodies and content types', async () => {
+      const random = prng(seedOf('bodies'))
+      const requests = Array.from({ length: 200 }, (): BadRequest => {
+        const contentType = random.pick(CONTENT_TYPES)
+        const body = randomBody(random)
+        return {
+          path: '/v1/contacts',
+          method: 'POST',
+          key: random.chance(0.9) ? 'sk_sandbox_all' : random.pick(KEYS),
+          headers: contentType === undefined ? {} : { 'Content-Type': contentType },
+          // @note A byte body goes to fetch as it is: bytes that are not UTF-8 cannot travel as a string.
+          body: body as string,
+        }
+      })
+      expectKept(await check(api, requests), requests.length, [201, 400, 409, 413, 415, 422])
+    })
+
+    it('the batches do reach the errors they are about', async () => {
+      const expected: Array<[BadRequest, number, string]> = [
+        [{ path: '/v1/calls?limit=0' }, 400, 'invalid_parameter'],
+        [{ path: '/v1/calls?bogus=1' }, 400, 'unknown_parameter'],
+        [{ path: '/v1/calls?cursor=abc' }, 400, 'invalid_cursor'],
+        [{ path: '/v1/me', key: null }, 401, 'unauthorized'],
+        [{ path: '/v1/contacts', key: 'sk_sandbox_calls' }, 403, 'insufficient_scope'],
+        [{ path: '/v1/nowhere' }, 404, 'not_found'],
+        [{ path: '/v1/calls', method: 'DELETE' }, 405, 'method_not_allowed'],
+        [
+          {
+            path: '/v1/contacts',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: nested(10_000, '[', '', ']'),
+          },
+          400,
+          'invalid_json',
+        ],
+        [
+          {
+            path: '/v1/contacts',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ phone: '+1', notes: 'x'.repeat(70_000) }),
+          },
+          413,
+          'payload_too_large',
+        ],
+        [
+          { path: '/v1/contacts', method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' },
+          415,
+          'unsupported_media_type',
+        ],
+        [
+          {
+            path: '/v1/contacts',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: '{"__proto__":{"phone":"+14155550123"}}',
+          },
+          422,
+          'validation_failed',
+        ],
+      ]
+      for (const [request, status, code] of expected) {
+        const { path, ...options } = request
+        const answer = await api.request(path, options)
+        expect(answer.status, describeRequest(request)).toBe(status)
+        expect(answer.body.error.code, describeRequest(request)).toBe(code)
       }
     })
-    expectKept(await check(api, requests), requests.length, method === 'GET' ? [200, 401, 404] : [404, 405])
-  })
-
-  it('200 GETs of the endpoints with random query strings', async () => {
-    const random = prng(seedOf('query'))
-    const paths = ['/v1/calls', '/v1/calls', '/v1/contacts', '/v1/leads', '/v1/leads', '/v1/appointments', '/v1/me', `/v1/calls/${UUID}`, `/v1/contacts/${UUID}`]
-    const requests = Array.from({ length: 200 }, (): BadRequest => ({
-      path: random.pick(paths) + randomQuery(random),
-      key: random.pick(KEYS),
-    }))
-    expectKept(await check(api, requests), requests.length, [200, 400, 401, 403, 404])
-  })
-
-  it('every kind of Authorization header, on 150 random requests', async () => {
-    const random = prng(seedOf('authorization'))
-    const requests = Array.from({ length: 150 }, (): BadRequest => ({
-      path: random.pick(AUTHORIZATION_PATHS),
-      key: null,
-      headers: random.chance(0.1) ? {} : { Authorization: random.pick(AUTHORIZATIONS) },
-    }))
-    expectKept(await check(api, requests), requests.length, [200, 401, 403, 404])
-  })
-
-  it('200 POST /v1/contacts with random bodies and content types', async () => {
-    const random = prng(seedOf('bodies'))
-    const requests = Array.from({ length: 200 }, (): BadRequest => {
-      const contentType = random.pick(CONTENT_TYPES)
-      const body = randomBody(random)
-      return {
-        path: '/v1/contacts',
-        method: 'POST',
-        key: random.chance(0.9) ? 'sk_sandbox_all' : random.pick(KEYS),
-        headers: contentType === undefined ? {} : { 'Content-Type': contentType },
-        // @note A byte body goes to fetch as it is: bytes that are not UTF-8 cannot travel as a string.
-        body: body as string,
-      }
-    })
-    expectKept(await check(api, requests), requests.length, [201, 400, 409, 413, 415, 422])
-  })
-
-  it('the batches do reach the errors they are about', async () => {
-    const expected: Array<[BadRequest, number, string]> = [
-      [{ path: '/v1/calls?limit=0' }, 400, 'invalid_parameter'],
-      [{ path: '/v1/calls?bogus=1' }, 400, 'unknown_parameter'],
-      [{ path: '/v1/calls?cursor=abc' }, 400, 'invalid_cursor'],
-      [{ path: '/v1/me', key: null }, 401, 'unauthorized'],
-      [{ path: '/v1/contacts', key: 'sk_sandbox_calls' }, 403, 'insufficient_scope'],
-      [{ path: '/v1/nowhere' }, 404, 'not_found'],
-      [{ path: '/v1/calls', method: 'DELETE' }, 405, 'method_not_allowed'],
-      [{ path: '/v1/contacts', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: nested(10_000, '[', '', ']') }, 400, 'invalid_json'],
-      [{ path: '/v1/contacts', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ phone: '+1', notes: 'x'.repeat(70_000) }) }, 413, 'payload_too_large'],
-      [{ path: '/v1/contacts', method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' }, 415, 'unsupported_media_type'],
-      [{ path: '/v1/contacts', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"__proto__":{"phone":"+14155550123"}}' }, 422, 'validation_failed'],
-    ]
-    for (const [request, status, code] of expected) {
-      const { path, ...options } = request
-      const answer = await api.request(path, options)
-      expect(answer.status, describeRequest(request)).toBe(status)
-      expect(answer.body.error.code, describeRequest(request)).toBe(code)
-    }
-  })
-})
+  },
+)

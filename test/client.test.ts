@@ -84,12 +84,36 @@ export async function journey(baseUrl: string) {
 
 /** Each line a client must not get past the compiler with, and what the compiler must say of it. */
 const MISTAKES = [
-  { mistake: 'a field a call does not have', line: `export const a = (call: Schemas['Call']) => call.caller_number`, says: "Property 'caller_number' does not exist" },
-  { mistake: 'a status no call has', line: `export const b: Schemas['Call']['status'] = 'done'`, says: `Type '"done"' is not assignable` },
-  { mistake: 'a query parameter the endpoint does not take', line: `export const c = () => api.GET('/v1/calls', { params: { query: { state: 'completed' } } })`, says: "'state' does not exist" },
-  { mistake: 'a path the API does not have', line: `export const d = () => api.GET('/v1/call', {})`, says: `Argument of type '"/v1/call"' is not assignable` },
-  { mistake: 'a contact without its phone', line: `export const e = () => api.POST('/v1/contacts', { body: { name: 'Dana' } })`, says: "Property 'phone' is missing" },
-  { mistake: 'an id taken for a number', line: `export const f = (lead: Schemas['Lead']): number => lead.contact_id`, says: "Type 'string' is not assignable to type 'number'" },
+  {
+    mistake: 'a field a call does not have',
+    line: `export const a = (call: Schemas['Call']) => call.caller_number`,
+    says: "Property 'caller_number' does not exist",
+  },
+  {
+    mistake: 'a status no call has',
+    line: `export const b: Schemas['Call']['status'] = 'done'`,
+    says: `Type '"done"' is not assignable`,
+  },
+  {
+    mistake: 'a query parameter the endpoint does not take',
+    line: `export const c = () => api.GET('/v1/calls', { params: { query: { state: 'completed' } } })`,
+    says: "'state' does not exist",
+  },
+  {
+    mistake: 'a path the API does not have',
+    line: `export const d = () => api.GET('/v1/call', {})`,
+    says: `Argument of type '"/v1/call"' is not assignable`,
+  },
+  {
+    mistake: 'a contact without its phone',
+    line: `export const e = () => api.POST('/v1/contacts', { body: { name: 'Dana' } })`,
+    says: "Property 'phone' is missing",
+  },
+  {
+    mistake: 'an id taken for a number',
+    line: `export const f = (lead: Schemas['Lead']): number => lead.contact_id`,
+    says: "Type 'string' is not assignable to type 'number'",
+  },
 ]
 
 const WRONG = `
@@ -135,7 +159,10 @@ afterAll(async () => {
 
 const diagnosticsOf = (file: string) =>
   ts.getPreEmitDiagnostics(program, program.getSourceFile(join(dir, file))).map((diagnostic) => {
-    const line = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1 : 0
+    const line =
+      diagnostic.file && diagnostic.start !== undefined
+        ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1
+        : 0
     return { line, code: diagnostic.code, message: ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n') }
   })
 
@@ -148,7 +175,9 @@ describe('a client generated from /openapi.json (openapi-typescript, openapi-fet
     const firstLine = WRONG.split('\n').indexOf(MISTAKES[0]!.line) + 1
     const found = diagnosticsOf('wrong.mts')
     expect(found.map(({ line }) => line)).toEqual(MISTAKES.map((_, i) => firstLine + i))
-    MISTAKES.forEach(({ mistake, says }, i) => expect(found[i]!.message, mistake).toContain(says))
+    MISTAKES.forEach(({ mistake, says }, i) => {
+      expect(found[i]!.message, mistake).toContain(says)
+    })
   })
 
   it('writes unknown nowhere in the generated types but in the index signature openapi-typescript gives the headers of every response', () => {
@@ -161,7 +190,9 @@ describe('a client generated from /openapi.json (openapi-typescript, openapi-fet
   it('types every resource, list and error envelope without unknown, as the compiler sees them', () => {
     const checker = program.getTypeChecker()
     const client = program.getSourceFile(join(dir, 'client.mts'))!
-    const resources = checker.getExportsOfModule(checker.getSymbolAtLocation(client)!).find(({ name }) => name === 'Resources')!
+    const resources = checker
+      .getExportsOfModule(checker.getSymbolAtLocation(client)!)
+      .find(({ name }) => name === 'Resources')!
     const names = checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(resources))
     expect(names.map(({ name }) => name)).toHaveLength(11)
     for (const resource of names) {
@@ -169,12 +200,15 @@ describe('a client generated from /openapi.json (openapi-typescript, openapi-fet
     }
   })
 
-  it("types an id as string, a nullable timestamp as string | null, an enum as its values", () => {
+  it('types an id as string, a nullable timestamp as string | null, an enum as its values', () => {
     const checker = program.getTypeChecker()
     const client = program.getSourceFile(join(dir, 'client.mts'))!
-    const resources = checker.getExportsOfModule(checker.getSymbolAtLocation(client)!).find(({ name }) => name === 'Resources')!
+    const resources = checker
+      .getExportsOfModule(checker.getSymbolAtLocation(client)!)
+      .find(({ name }) => name === 'Resources')!
     const call = checker.getTypeOfSymbol(checker.getPropertyOfType(checker.getDeclaredTypeOfSymbol(resources), 'Call')!)
-    const typeOf = (field: string) => checker.typeToString(checker.getTypeOfSymbol(checker.getPropertyOfType(call, field)!))
+    const typeOf = (field: string) =>
+      checker.typeToString(checker.getTypeOfSymbol(checker.getPropertyOfType(call, field)!))
     expect(typeOf('id')).toBe('string')
     expect(typeOf('ended_at')).toBe('string | null')
     expect(typeOf('status')).toBe('"completed" | "failed" | "blocked" | "in-progress" | "forwarding"')
@@ -184,10 +218,15 @@ describe('a client generated from /openapi.json (openapi-typescript, openapi-fet
   it('walks a journey against the standalone server: /v1/me, three pages of completed calls, a call with its messages, a 201, a 409, a 403', async () => {
     expect(diagnosticsOf('client.mts')).toEqual([])
     program.emit(program.getSourceFile(join(dir, 'client.mts')))
-    const { journey } = (await import(pathToFileURL(join(dir, 'client.mjs')).href)) as { journey: (baseUrl: string) => Promise<any> }
+    const { journey } = (await import(pathToFileURL(join(dir, 'client.mjs')).href)) as {
+      journey: (baseUrl: string) => Promise<any>
+    }
     const result = await journey(server.url)
 
-    expect(result.organization).toMatchObject({ organization_name: 'Harbor Dental Care', scopes: expect.arrayContaining(['contacts:write']) })
+    expect(result.organization).toMatchObject({
+      organization_name: 'Harbor Dental Care',
+      scopes: expect.arrayContaining(['contacts:write']),
+    })
 
     const calls = result.pages.flat()
     expect(result.pages.map((page: unknown[]) => page.length)).toEqual([5, 5, 5])
@@ -201,27 +240,49 @@ describe('a client generated from /openapi.json (openapi-typescript, openapi-fet
     expect(result.call.ended_at).not.toBeNull()
 
     expect(result.created.status).toBe(201)
-    expect(result.created.contact).toMatchObject({ phone: '+14155550188', source: 'api', total_calls: 0, last_call_at: null })
+    expect(result.created.contact).toMatchObject({
+      phone: '+14155550188',
+      source: 'api',
+      total_calls: 0,
+      last_call_at: null,
+    })
     expect(result.created.location).toBe(`/v1/contacts/${result.created.contact.id}`)
 
     expect(result.again).toEqual({ status: 409, code: 'contact_exists', takenBy: result.created.contact.id })
-    expect(result.leads).toEqual({ status: 403, code: 'insufficient_scope', details: { required_scope: 'leads:read', key_scopes: ['calls:read'] } })
+    expect(result.leads).toEqual({
+      status: 403,
+      code: 'insufficient_scope',
+      details: { required_scope: 'leads:read', key_scopes: ['calls:read'] },
+    })
   })
 })
 
-/** Where a type holds `unknown` (or `any`), looking through its properties, unions, intersections and array elements. */
+/**
+ * Where a type holds `unknown` (or `any`), looking through its properties, unions, intersections and array elements.
+ */
 function unknownsIn(checker: ts.TypeChecker, type: ts.Type, where: string, seen = new Set<ts.Type>()): string[] {
   if (type.flags & (ts.TypeFlags.Unknown | ts.TypeFlags.Any)) return [where]
   if (seen.has(type)) return []
   seen.add(type)
   if (type.isUnionOrIntersection()) return type.types.flatMap((member) => unknownsIn(checker, member, where, seen))
-  if (checker.isArrayType(type)) return unknownsIn(checker, checker.getTypeArguments(type as ts.TypeReference)[0]!, `${where}[]`, seen)
+  if (checker.isArrayType(type))
+    return unknownsIn(checker, checker.getTypeArguments(type as ts.TypeReference)[0]!, `${where}[]`, seen)
   if (!(type.flags & ts.TypeFlags.Object)) return []
-  const index = checker.getIndexInfosOfType(type).flatMap((info) => unknownsIn(checker, info.type, `${where}[key]`, seen))
-  return [...index, ...checker.getPropertiesOfType(type).flatMap((property) => unknownsIn(checker, checker.getTypeOfSymbol(property), `${where}.${property.name}`, seen))]
+  const index = checker
+    .getIndexInfosOfType(type)
+    .flatMap((info) => unknownsIn(checker, info.type, `${where}[key]`, seen))
+  return [
+    ...index,
+    ...checker
+      .getPropertiesOfType(type)
+      .flatMap((property) => unknownsIn(checker, checker.getTypeOfSymbol(property), `${where}.${property.name}`, seen)),
+  ]
 }
 
-/** Where the generated source writes one of these keywords, as the names of the declarations around it (`components.schemas.Call.id`). */
+/**
+ * Where the generated source writes one of these keywords, as the names of the declarations around it
+ * (`components.schemas.Call.id`).
+ */
 function typeKeywordsIn(source: ts.SourceFile, kinds: ts.SyntaxKind[]): string[] {
   const found: string[] = []
   const visit = (node: ts.Node, where: string[]) => {

@@ -17,7 +17,13 @@ describe.each(transports)('POST /v1/contacts (%o)', (connect) => {
   afterAll(() => api.close())
 
   it('creates a contact: 201, Location, source api, no calls yet, the clock for both timestamps', async () => {
-    const fields = { phone: freshPhone(), name: 'Dana Whitfield', email: 'dana@whitfield.example', company: 'Whitfield & Co', notes: 'Met at the expo.' }
+    const fields = {
+      phone: freshPhone(),
+      name: 'Dana Whitfield',
+      email: 'dana@whitfield.example',
+      company: 'Whitfield & Co',
+      notes: 'Met at the expo.',
+    }
     const { status, headers, body } = await post(JSON.stringify(fields))
     expect(status).toBe(201)
     const contact = RecordEnvelope(Contact.strict()).parse(body).data
@@ -38,13 +44,20 @@ describe.each(transports)('POST /v1/contacts (%o)', (connect) => {
   it('needs only the phone; absent or null optional fields are null', async () => {
     const onlyPhone = (await post(JSON.stringify({ phone: freshPhone() }))).body.data
     expect(onlyPhone).toMatchObject({ name: null, email: null, company: null, notes: null })
-    const nulls = await post(JSON.stringify({ phone: freshPhone(), name: null, email: null, company: null, notes: null }))
+    const nulls = await post(
+      JSON.stringify({ phone: freshPhone(), name: null, email: null, company: null, notes: null }),
+    )
     expect(nulls.status).toBe(201)
   })
 
   it('accepts JSON with a charset and +json media types', async () => {
-    expect((await post(JSON.stringify({ phone: freshPhone() }), { 'Content-Type': 'application/json; charset=utf-8' })).status).toBe(201)
-    expect((await post(JSON.stringify({ phone: freshPhone() }), { 'Content-Type': 'Application/JSON' })).status).toBe(201)
+    expect(
+      (await post(JSON.stringify({ phone: freshPhone() }), { 'Content-Type': 'application/json; charset=utf-8' }))
+        .status,
+    ).toBe(201)
+    expect((await post(JSON.stringify({ phone: freshPhone() }), { 'Content-Type': 'Application/JSON' })).status).toBe(
+      201,
+    )
   })
 
   it('answers 409 contact_exists with the existing contact for a taken phone', async () => {
@@ -124,11 +137,20 @@ describe.each(transports)('POST /v1/contacts (%o)', (connect) => {
 
   it('answers 422 validation_failed listing every bad field at once', async () => {
     const { status, body } = await post(
-      JSON.stringify({ phone: '415-555-0123', name: 5, email: 'not-an-email', company: 'c'.repeat(1_001), notes: 'n'.repeat(10_001), nickname: 'Dee' }),
+      JSON.stringify({
+        phone: '415-555-0123',
+        name: 5,
+        email: 'not-an-email',
+        company: 'c'.repeat(1_001),
+        notes: 'n'.repeat(10_001),
+        nickname: 'Dee',
+      }),
     )
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
-    const byField = Object.fromEntries(body.error.details.map((detail: { field: string; code: string }) => [detail.field, detail.code]))
+    const byField = Object.fromEntries(
+      body.error.details.map((detail: { field: string; code: string }) => [detail.field, detail.code]),
+    )
     expect(byField).toEqual({
       phone: 'invalid_format',
       name: 'invalid_type',
@@ -147,7 +169,12 @@ describe.each(transports)('POST /v1/contacts (%o)', (connect) => {
     ['a phone of 16 digits', { phone: '+1234567890123456' }, 'phone', 'invalid_format'],
     ['a name of 1,001 characters', { phone: '+14155550000', name: 'n'.repeat(1_001) }, 'name', 'too_long'],
     ['an email with no domain', { phone: '+14155550000', email: 'dana@' }, 'email', 'invalid_format'],
-    ['an id, which the API assigns', { phone: '+14155550000', id: '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f' }, 'id', 'unknown_field'],
+    [
+      'an id, which the API assigns',
+      { phone: '+14155550000', id: '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f' },
+      'id',
+      'unknown_field',
+    ],
     ['a source, which the API assigns', { phone: '+14155550000', source: 'inbound_call' }, 'source', 'unknown_field'],
   ])('answers 422 for %s', async (_name, fields, field, code) => {
     const { status, body } = await post(JSON.stringify(fields))
@@ -156,7 +183,9 @@ describe.each(transports)('POST /v1/contacts (%o)', (connect) => {
   })
 
   it('takes notes of exactly 10,000 characters and other fields of exactly 1,000', async () => {
-    const { status } = await post(JSON.stringify({ phone: freshPhone(), name: 'n'.repeat(1_000), notes: 'n'.repeat(10_000) }))
+    const { status } = await post(
+      JSON.stringify({ phone: freshPhone(), name: 'n'.repeat(1_000), notes: 'n'.repeat(10_000) }),
+    )
     expect(status).toBe(201)
   })
 })

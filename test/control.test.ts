@@ -57,7 +57,12 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         seed: 1,
         scenario: 'default',
         clock: { now: NOW, mode: 'fixed' },
-        records: { calls: db.count('calls'), contacts: db.count('contacts'), leads: db.count('leads'), appointments: db.count('appointments') },
+        records: {
+          calls: db.count('calls'),
+          contacts: db.count('contacts'),
+          leads: db.count('leads'),
+          appointments: db.count('appointments'),
+        },
         journal: { entries: 0, capacity: 1_000 },
         live: { interval_ms: null },
       })
@@ -97,14 +102,22 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect((await api.request(`/v1/calls/${call.id}`)).status).toBe(404)
       expect(await get('/v1/calls?limit=20')).toEqual(firstPage)
       // The journal holds the requests since the reset only; the usage report likewise.
-      expect((await get('/_sandbox/requests')).map(({ path }: { path: string }) => path)).toEqual(['/v1/calls', `/v1/calls/${call.id}`, `/v1/contacts/${contact.id}`])
+      expect((await get('/_sandbox/requests')).map(({ path }: { path: string }) => path)).toEqual([
+        '/v1/calls',
+        `/v1/calls/${call.id}`,
+        `/v1/contacts/${contact.id}`,
+      ])
       const [usage] = await get('/_sandbox/usage')
       expect(usage.requests).toBe(3)
     })
 
     it('takes an empty body, {} or a JSON body with Content-Type, and is the same as sandbox.reset()', async () => {
       const seeded = await health()
-      for (const send of [() => postJson(api, '/_sandbox/reset'), () => postJson(api, '/_sandbox/reset', {}), () => postJson(api, '/_sandbox/reset', { scenario: 'default' })]) {
+      for (const send of [
+        () => postJson(api, '/_sandbox/reset'),
+        () => postJson(api, '/_sandbox/reset', {}),
+        () => postJson(api, '/_sandbox/reset', { scenario: 'default' }),
+      ]) {
         await simulate()
         const answer = await send()
         expect(answer.status).toBe(200)
@@ -138,10 +151,14 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       const unknownScenario = await postJson(api, '/_sandbox/reset', { scenario: 'weekend' })
       expect(unknownScenario.status).toBe(422)
       expect(unknownScenario.body.error.code).toBe('validation_failed')
-      expect(unknownScenario.body.error.details).toEqual([expect.objectContaining({ field: 'scenario', code: 'invalid_format' })])
+      expect(unknownScenario.body.error.details).toEqual([
+        expect.objectContaining({ field: 'scenario', code: 'invalid_format' }),
+      ])
       const unknownField = await postJson(api, '/_sandbox/reset', { scenario: 'empty', seed: 2 })
       expect(unknownField.status).toBe(422)
-      expect(unknownField.body.error.details).toEqual([expect.objectContaining({ field: 'seed', code: 'unknown_field' })])
+      expect(unknownField.body.error.details).toEqual([
+        expect.objectContaining({ field: 'seed', code: 'unknown_field' }),
+      ])
       expect(await health()).toEqual(before)
     })
   })
@@ -160,12 +177,21 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(Date.parse(call.ended_at)).toBeLessThanOrEqual(Date.parse(NOW))
       expect(call.duration_seconds).toBe((Date.parse(call.ended_at) - Date.parse(call.started_at)) / 1_000)
       expect(call.messages.length).toBeGreaterThan(1)
-      expect(call.transcript).toBe(call.messages.map(({ role, content }: any) => `${role === 'assistant' ? 'Assistant' : 'Caller'}: ${content}`).join('\n'))
+      expect(call.transcript).toBe(
+        call.messages
+          .map(({ role, content }: any) => `${role === 'assistant' ? 'Assistant' : 'Caller'}: ${content}`)
+          .join('\n'),
+      )
       // What the API shows at the Location is that same call.
       expect(await get(answer.headers.get('location')!)).toEqual(call)
 
       const contact = await get(`/v1/contacts/${call.contact_id}`)
-      expect(contact).toMatchObject({ phone: call.caller_phone, source: 'inbound_call', total_calls: 1, last_call_at: call.started_at })
+      expect(contact).toMatchObject({
+        phone: call.caller_phone,
+        source: 'inbound_call',
+        total_calls: 1,
+        last_call_at: call.started_at,
+      })
       expect((await health()).records.contacts).toBe(contactsBefore + 1)
     })
 
@@ -205,14 +231,19 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       const leads = await walk(api, `/v1/leads?since=${call.started_at}`)
       const lead = leads.find(({ call_log_id }) => call_log_id === call.id)
       if (call.transfer_status === null) {
-        expect(lead).toMatchObject({ caller_phone: call.caller_phone, contact_id: call.contact_id, call_summary: call.summary })
+        expect(lead).toMatchObject({
+          caller_phone: call.caller_phone,
+          contact_id: call.contact_id,
+          call_summary: call.summary,
+        })
       } else {
         expect(lead).toBeUndefined()
       }
       const booking = await simulate({ reason: 'book_cleaning' })
       const appointments = await walk(api, `/v1/appointments?since=${booking.started_at}`)
       const appointment = appointments.find(({ call_log_id }) => call_log_id === booking.id)
-      if (booking.transfer_status === null) expect(appointment).toMatchObject({ caller_phone: booking.caller_phone, contact_id: booking.contact_id })
+      if (booking.transfer_status === null)
+        expect(appointment).toMatchObject({ caller_phone: booking.caller_phone, contact_id: booking.contact_id })
       else expect(appointment).toBeUndefined()
     })
 
@@ -224,13 +255,20 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(call.caller_phone).toBe(known.phone)
       const contact = await get(`/v1/contacts/${known.id}`)
       expect(contact.total_calls).toBe(known.total_calls + 1)
-      expect(contact.last_call_at).toBe(known.last_call_at !== null && known.last_call_at > call.started_at ? known.last_call_at : call.started_at)
+      expect(contact.last_call_at).toBe(
+        known.last_call_at !== null && known.last_call_at > call.started_at ? known.last_call_at : call.started_at,
+      )
       expect((await health()).records.contacts).toBe(contactsBefore)
       const byPhone = await walk(api, `/v1/contacts?phone=${encodeURIComponent(known.phone)}`)
       expect(byPhone.map(({ id }) => id)).toEqual([known.id])
       const calls = await walk(api, `/v1/calls?phone=${encodeURIComponent(known.phone)}&limit=100`)
       expect(calls).toHaveLength(contact.total_calls)
-      expect(contact.last_call_at).toBe(calls.map(({ started_at }) => started_at).sort().at(-1))
+      expect(contact.last_call_at).toBe(
+        calls
+          .map(({ started_at }) => started_at)
+          .sort()
+          .at(-1),
+      )
     })
 
     it.each([
@@ -268,20 +306,28 @@ describe.each(named)('the control plane, %s', (_name, make) => {
           ['status', 'invalid_format'],
         ],
       ],
-    ])('answers 422 validation_failed for %s, listing every bad field, and writes nothing', async (_case, body, fields) => {
-      const before = await health()
-      const answer = await postJson(api, '/_sandbox/calls', body)
-      expect(answer.status).toBe(422)
-      expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'validation_failed' })
-      const details = answer.body.error.details as Array<{ field: string; code: string; message: string }>
-      expect(details.map(({ field, code }) => [field, code]).sort()).toEqual([...fields].sort())
-      for (const { message } of details) expect(message).toEqual(expect.any(String))
-      expect(await health()).toEqual(before)
-    })
+    ])(
+      'answers 422 validation_failed for %s, listing every bad field, and writes nothing',
+      async (_case, body, fields) => {
+        const before = await health()
+        const answer = await postJson(api, '/_sandbox/calls', body)
+        expect(answer.status).toBe(422)
+        expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'validation_failed' })
+        const details = answer.body.error.details as Array<{ field: string; code: string; message: string }>
+        expect(details.map(({ field, code }) => [field, code]).sort()).toEqual([...fields].sort())
+        for (const { message } of details) expect(message).toEqual(expect.any(String))
+        expect(await health()).toEqual(before)
+      },
+    )
 
     it('answers 415 to a body that is not JSON, 400 invalid_json to JSON that is broken or no object', async () => {
       const before = await health()
-      const notJson = await api.request('/_sandbox/calls', { method: 'POST', key: null, headers: { 'Content-Type': 'text/plain' }, body: '{}' })
+      const notJson = await api.request('/_sandbox/calls', {
+        method: 'POST',
+        key: null,
+        headers: { 'Content-Type': 'text/plain' },
+        body: '{}',
+      })
       expect(notJson.status).toBe(415)
       expect(notJson.body.error.code).toBe('unsupported_media_type')
       for (const body of ['{"status": ', '[]', 'null', '"completed"']) {
@@ -326,7 +372,9 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect((await get('/v1/contacts?limit=2')).map(({ id }: { id: string }) => id)).toContain(contact.id)
       expect((await get('/v1/calls?limit=1'))[0].id).toBe(call.id)
       // An offset is read as the instant it names.
-      expect(dataOf(await postJson(api, '/_sandbox/clock', { now: '2026-12-24T10:00:00+02:00' })).now).toBe('2026-12-24T08:00:00.000Z')
+      expect(dataOf(await postJson(api, '/_sandbox/clock', { now: '2026-12-24T10:00:00+02:00' })).now).toBe(
+        '2026-12-24T08:00:00.000Z',
+      )
     })
 
     it('advances the clock, and back with a negative number', async () => {
@@ -363,7 +411,13 @@ describe.each(named)('the control plane, %s', (_name, make) => {
 
       await postJson(api, '/_sandbox/clock', { advance_seconds: 15 * 60 })
       const ended = await get(`/v1/calls/${live.id}`)
-      expect(ended).toMatchObject({ id: live.id, status: 'completed', started_at: live.started_at, caller_phone: live.caller_phone, contact_id: live.contact_id })
+      expect(ended).toMatchObject({
+        id: live.id,
+        status: 'completed',
+        started_at: live.started_at,
+        caller_phone: live.caller_phone,
+        contact_id: live.contact_id,
+      })
       expect(ended.transfer_status).toBeNull()
       expect(Date.parse(ended.ended_at)).toBeGreaterThan(Date.parse(NOW))
       expect(Date.parse(ended.ended_at)).toBeLessThanOrEqual(Date.parse(NOW) + 15 * MINUTE)
@@ -410,7 +464,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       const asksPrices = await simulate({ status: 'in-progress', reason: 'whitening_pricing' })
       const books = await simulate({ status: 'in-progress', reason: 'book_cleaning' })
       const poll = async (kind: 'leads' | 'appointments') => walk(api, `/v1/${kind}?since=${encodeURIComponent(NOW)}`)
-      const from = (records: any[], call: { id: string }) => records.filter(({ call_log_id }) => call_log_id === call.id)
+      const from = (records: any[], call: { id: string }) =>
+        records.filter(({ call_log_id }) => call_log_id === call.id)
 
       expect(from(await poll('leads'), asksPrices)).toEqual([])
       expect(from(await poll('appointments'), books)).toEqual([])
@@ -418,12 +473,17 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       await postJson(api, '/_sandbox/clock', { advance_seconds: 15 * 60 })
       const leads = await poll('leads')
       const appointments = await poll('appointments')
-      for (const record of [...leads, ...appointments]) expect(Date.parse(record.created_at)).toBeGreaterThan(Date.parse(NOW))
+      for (const record of [...leads, ...appointments])
+        expect(Date.parse(record.created_at)).toBeGreaterThan(Date.parse(NOW))
       const [lead] = from(leads, asksPrices)
       const [appointment] = from(appointments, books)
       const pricesEnded = await get(`/v1/calls/${asksPrices.id}`)
       const bookingEnded = await get(`/v1/calls/${books.id}`)
-      expect(lead).toMatchObject({ caller_phone: asksPrices.caller_phone, contact_id: asksPrices.contact_id, call_summary: pricesEnded.summary })
+      expect(lead).toMatchObject({
+        caller_phone: asksPrices.caller_phone,
+        contact_id: asksPrices.contact_id,
+        call_summary: pricesEnded.summary,
+      })
       expect(Date.parse(lead.created_at)).toBeGreaterThan(Date.parse(pricesEnded.ended_at))
       expect(appointment).toMatchObject({ caller_phone: books.caller_phone, contact_id: books.contact_id })
       expect(Date.parse(appointment.created_at)).toBeGreaterThan(Date.parse(bookingEnded.ended_at))
@@ -468,7 +528,9 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       const entries = answer.body.data
       const api_ = sent.filter((_, i) => i !== 2 && i !== 7)
       expect(entries).toHaveLength(6)
-      expect(entries.map(({ request_id }: { request_id: string }) => request_id)).toEqual(api_.map(({ headers }) => headers.get('x-request-id')).reverse())
+      expect(entries.map(({ request_id }: { request_id: string }) => request_id)).toEqual(
+        api_.map(({ headers }) => headers.get('x-request-id')).reverse(),
+      )
       for (const entry of entries) {
         expect(Object.keys(entry).sort()).toEqual(JOURNAL_FIELDS)
         expect(entry.timestamp).toBe(NOW)
@@ -478,8 +540,20 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(shown).toEqual(
         [
           { method: 'GET', path: '/v1/me', query: {}, status: 200, key: 'sk_sandbox_all' },
-          { method: 'GET', path: '/v1/calls', query: { limit: '2', status: 'completed' }, status: 200, key: 'sk_sandbox_all' },
-          { method: 'GET', path: '/v1/calls', query: { status: ['failed', 'blocked'] }, status: 400, key: 'sk_sandbox_readonly' },
+          {
+            method: 'GET',
+            path: '/v1/calls',
+            query: { limit: '2', status: 'completed' },
+            status: 200,
+            key: 'sk_sandbox_all',
+          },
+          {
+            method: 'GET',
+            path: '/v1/calls',
+            query: { status: ['failed', 'blocked'] },
+            status: 400,
+            key: 'sk_sandbox_readonly',
+          },
           { method: 'GET', path: '/v1/leads', query: {}, status: 401, key: 'sk_nobody_has_this' },
           { method: 'GET', path: '/v1/nowhere', query: {}, status: 404, key: null },
           { method: 'POST', path: '/v1/contacts', query: {}, status: 201, key: 'sk_sandbox_all' },
@@ -511,14 +585,18 @@ describe.each(named)('the control plane, %s', (_name, make) => {
     it('lists under an endpoint only the parameters it takes, not the unknown ones a client sent', async () => {
       for (let i = 0; i < 20; i++) await api.request(`/v1/calls?limit=1&bogus_${i}=1`)
       const [usage] = (await api.request('/_sandbox/usage', { key: null })).body.data
-      expect(usage.endpoints).toEqual([{ method: 'GET', path: '/v1/calls', requests: 20, statuses: { 400: 20 }, parameters: ['limit'] }])
+      expect(usage.endpoints).toEqual([
+        { method: 'GET', path: '/v1/calls', requests: 20, statuses: { 400: 20 }, parameters: ['limit'] },
+      ])
     })
 
-    it("lists no inherited name as a parameter: toString, constructor and __proto__ are unknown parameters of /v1/calls", async () => {
+    it('lists no inherited name as a parameter: toString, constructor and __proto__ are unknown parameters of /v1/calls', async () => {
       await api.request('/v1/calls?toString=1&constructor=2')
       await api.request('/v1/calls?__proto__=3&hasOwnProperty=4')
       const [usage] = await get('/_sandbox/usage')
-      expect(usage.endpoints).toEqual([{ method: 'GET', path: '/v1/calls', requests: 2, statuses: { 400: 2 }, parameters: [] }])
+      expect(usage.endpoints).toEqual([
+        { method: 'GET', path: '/v1/calls', requests: 2, statuses: { 400: 2 }, parameters: [] },
+      ])
     })
 
     it('shows per key its endpoints, parameters and statuses, what it never touched, and the scopes it needed', async () => {
@@ -542,13 +620,21 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(readonly).toMatchObject({ organization_id: ORG_1, requests: 4 })
       expect(readonly.endpoints).toEqual(
         expect.arrayContaining([
-          { method: 'GET', path: '/v1/calls', requests: 2, statuses: { 200: 2 }, parameters: ['limit', 'phone', 'status'] },
+          {
+            method: 'GET',
+            path: '/v1/calls',
+            requests: 2,
+            statuses: { 200: 2 },
+            parameters: ['limit', 'phone', 'status'],
+          },
           { method: 'GET', path: '/v1/calls/:call_id', requests: 1, statuses: { 400: 1 }, parameters: [] },
           { method: 'GET', path: '/v1/leads', requests: 1, statuses: { 200: 1 }, parameters: ['urgency'] },
         ]),
       )
       expect(readonly.endpoints).toHaveLength(3)
-      expect(readonly.untouched_endpoints).toEqual(ENDPOINTS.filter((id) => !['GET /v1/calls', 'GET /v1/calls/:call_id', 'GET /v1/leads'].includes(id)))
+      expect(readonly.untouched_endpoints).toEqual(
+        ENDPOINTS.filter((id) => !['GET /v1/calls', 'GET /v1/calls/:call_id', 'GET /v1/leads'].includes(id)),
+      )
       expect(readonly.scopes).toEqual({
         granted: ['appointments:read', 'calls:read', 'contacts:read', 'leads:read'],
         needed: ['calls:read', 'leads:read'],
@@ -559,8 +645,19 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       // A 403 shows as a scope the integration needs and the key lacks.
       const calls = report.find(({ key }: { key: string }) => key === 'sk_sandbox_calls')
       expect(calls.requests).toBe(3)
-      expect(calls.endpoints).toContainEqual({ method: 'GET', path: '/v1/leads', requests: 2, statuses: { 403: 2 }, parameters: [] })
-      expect(calls.scopes).toEqual({ granted: ['calls:read'], needed: ['calls:read', 'leads:read'], unused: [], missing: ['leads:read'] })
+      expect(calls.endpoints).toContainEqual({
+        method: 'GET',
+        path: '/v1/leads',
+        requests: 2,
+        statuses: { 403: 2 },
+        parameters: [],
+      })
+      expect(calls.scopes).toEqual({
+        granted: ['calls:read'],
+        needed: ['calls:read', 'leads:read'],
+        unused: [],
+        missing: ['leads:read'],
+      })
       expect(report).toEqual(api.sandbox.usage.report((await import('../src/http/routes.js')).routes))
     })
 
@@ -571,7 +668,9 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       const [all] = await get('/_sandbox/usage')
       expect(all.key).toBe('sk_sandbox_all')
       expect(all.requests).toBe(3)
-      expect(all.endpoints).toEqual([{ method: 'GET', path: '/v1/me', requests: 1, statuses: { 200: 1 }, parameters: [] }])
+      expect(all.endpoints).toEqual([
+        { method: 'GET', path: '/v1/me', requests: 1, statuses: { 200: 1 }, parameters: [] },
+      ])
       expect(all.scopes.needed).toEqual([])
       expect(all.scopes.unused).toEqual(all.scopes.granted)
       await postJson(api, '/_sandbox/reset')
@@ -590,13 +689,18 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       ])
       for (const { description } of scenarios) expect(description.length).toBeGreaterThan(20)
       await postJson(api, '/_sandbox/reset', { scenario: 'empty' })
-      expect((await get('/_sandbox/scenarios')).filter(({ current }: any) => current).map(({ name }: any) => name)).toEqual(['empty'])
+      expect(
+        (await get('/_sandbox/scenarios')).filter(({ current }: any) => current).map(({ name }: any) => name),
+      ).toEqual(['empty'])
     })
 
     it('empty: every organization and key, no records at all', async () => {
       const answer = await postJson(api, '/_sandbox/reset', { scenario: 'empty' })
       expect(answer.status).toBe(200)
-      expect(answer.body.data).toMatchObject({ scenario: 'empty', records: { calls: 0, contacts: 0, leads: 0, appointments: 0 } })
+      expect(answer.body.data).toMatchObject({
+        scenario: 'empty',
+        records: { calls: 0, contacts: 0, leads: 0, appointments: 0 },
+      })
       for (const key of ['sk_sandbox_all', 'sk_sandbox_org2']) {
         expect((await get('/v1/me', key)).organization_id).toBe(key === 'sk_sandbox_all' ? ORG_1 : ORG_2)
         for (const kind of ['calls', 'contacts', 'leads', 'appointments']) {
@@ -648,7 +752,10 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       await createContact({ phone: '+14155550123' })
       expect((await health()).records.contacts).toBe(1)
       await postJson(api, '/_sandbox/reset')
-      expect(await health()).toMatchObject({ scenario: 'empty', records: { calls: 0, contacts: 0, leads: 0, appointments: 0 } })
+      expect(await health()).toMatchObject({
+        scenario: 'empty',
+        records: { calls: 0, contacts: 0, leads: 0, appointments: 0 },
+      })
       await api.sandbox.reset({ scenario: 'busy' })
       expect((await health()).scenario).toBe('busy')
       const back = await postJson(api, '/_sandbox/reset', { scenario: 'default' })
@@ -689,12 +796,18 @@ describe('the journal over a long run, in process', () => {
       for (let i = 0; i < 10_000; i++) {
         const headers = i % 2 === 0 ? { Authorization: 'Bearer sk_sandbox_all' } : undefined
         const response = await getResponse(api.sandbox.handlers, new Request(`${origin}/v1/me?n=${i}`, { headers }))
-        if (response?.status !== 400 && response?.status !== 401) throw new Error(`request ${i} answered ${response?.status}`)
+        if (response?.status !== 400 && response?.status !== 401)
+          throw new Error(`request ${i} answered ${response?.status}`)
       }
       const entries = dataOf(await api.request('/_sandbox/requests', { key: null }))
       expect(entries).toHaveLength(journalSize)
-      expect(entries.map(({ query }: any) => Number(query.n))).toEqual(Array.from({ length: journalSize }, (_, i) => 9_999 - i))
-      expect(dataOf(await api.request('/_sandbox/health', { key: null })).journal).toEqual({ entries: journalSize, capacity: journalSize })
+      expect(entries.map(({ query }: any) => Number(query.n))).toEqual(
+        Array.from({ length: journalSize }, (_, i) => 9_999 - i),
+      )
+      expect(dataOf(await api.request('/_sandbox/health', { key: null })).journal).toEqual({
+        entries: journalSize,
+        capacity: journalSize,
+      })
       expect(api.sandbox.journal.entries(2).map(({ query }) => query.n)).toEqual(['9999', '9998'])
       // The usage report counted every one of the valid key's requests, not a window of them.
       const [usage] = dataOf(await api.request('/_sandbox/usage', { key: null }))
@@ -727,11 +840,20 @@ describe.each(named)('the admin token, %s', (_name, make) => {
       expect(answer.body.error).toMatchObject({ type: 'authentication_error', code: 'unauthorized' })
       expect(answer.headers.get('www-authenticate')).toBe('Bearer')
     }
-    const basic = await api.request(path, { method, key: null, headers: { Authorization: `Basic ${btoa(`admin:${TOKEN}`)}` } })
+    const basic = await api.request(path, {
+      method,
+      key: null,
+      headers: { Authorization: `Basic ${btoa(`admin:${TOKEN}`)}` },
+    })
     expect(basic.status).toBe(401)
     expect(api.sandbox.health()).toEqual(before)
     const body = path === '/_sandbox/clock' && method === 'POST' ? JSON.stringify({ advance_seconds: 0 }) : undefined
-    const allowed = await api.request(path, { method, key: TOKEN, body, headers: body ? { 'Content-Type': 'application/json' } : {} })
+    const allowed = await api.request(path, {
+      method,
+      key: TOKEN,
+      body,
+      headers: body ? { 'Content-Type': 'application/json' } : {},
+    })
     expect(allowed.status).toBe(method === 'POST' && path === '/_sandbox/calls' ? 201 : 200)
     await api.sandbox.reset()
   })
@@ -750,7 +872,13 @@ describe('binding the server beyond loopback', () => {
   })
 
   it('starts on 0.0.0.0 with one, and its control plane wants it', async () => {
-    const running = await startServer({ now: NOW, host: '0.0.0.0', port: 0, quiet: true, adminToken: 'admin-token-for-tests' })
+    const running = await startServer({
+      now: NOW,
+      host: '0.0.0.0',
+      port: 0,
+      quiet: true,
+      adminToken: 'admin-token-for-tests',
+    })
     try {
       const port = new URL(running.url).port
       const health = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/_sandbox/health`, { headers })

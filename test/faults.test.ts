@@ -1,7 +1,16 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSandbox } from '../src/index.js'
 import { dataOf, postJson, timed, using } from './support/control.js'
-import { inProcess, NOW, ORG_1, ORG_2, overHttp, transports, type Answer, type Transport } from './support/transports.js'
+import {
+  inProcess,
+  NOW,
+  ORG_1,
+  ORG_2,
+  overHttp,
+  transports,
+  type Answer,
+  type Transport,
+} from './support/transports.js'
 
 /*
  * Faults a client can ask for or a sandbox can be given (contract section
@@ -80,7 +89,8 @@ describe.each(named)('Prefer, %s', (_name, make) => {
     const invalid = await prefer('code=422', '/v1/contacts', { method: 'POST' })
     expect(invalid.status).toBe(422)
     expect(invalid.body.error.details.length).toBeGreaterThan(0)
-    for (const detail of invalid.body.error.details) expect(detail).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) })
+    for (const detail of invalid.body.error.details)
+      expect(detail).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) })
     const forbidden = await prefer('code=403', '/v1/leads')
     expect(forbidden.body.error.details).toMatchObject({ required_scope: 'leads:read' })
   })
@@ -103,7 +113,15 @@ describe.each(named)('Prefer, %s', (_name, make) => {
     })
     expect(answer.status).toBe(503)
     expect(api.sandbox.db.count('contacts')).toBe(contacts)
-    expect((await api.request('/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ phone: '+14155550123' }) })).status).toBe(201)
+    expect(
+      (
+        await api.request('/v1/contacts', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ phone: '+14155550123' }),
+        })
+      ).status,
+    ).toBe(201)
   })
 
   it('code= the success status answers normally', async () => {
@@ -157,30 +175,55 @@ describe.each(named)('Prefer, %s', (_name, make) => {
     expect(reversed.headers.get('preference-applied')).toBe('delay=150, code=503')
   })
 
-  it.each(['code=abc', 'code=', 'code=999', 'code=302', 'code=201', 'code=2000', 'code=5e2', 'delay=-5', 'delay=abc', 'delay=', 'delay=1.5', 'delay=60001', 'delay=100000', 'code=500, delay=soon'])(
-    'refuses Prefer: %s with 400 invalid_parameter, param Prefer',
-    async (value) => {
-      const answer = await timed(prefer(value))
-      expect(answer.status).toBe(400)
-      expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_parameter', param: 'Prefer' })
-      expect(answer.headers.get('preference-applied')).toBeNull()
-    },
-  )
+  it.each([
+    'code=abc',
+    'code=',
+    'code=999',
+    'code=302',
+    'code=201',
+    'code=2000',
+    'code=5e2',
+    'delay=-5',
+    'delay=abc',
+    'delay=',
+    'delay=1.5',
+    'delay=60001',
+    'delay=100000',
+    'code=500, delay=soon',
+  ])('refuses Prefer: %s with 400 invalid_parameter, param Prefer', async (value) => {
+    const answer = await timed(prefer(value))
+    expect(answer.status).toBe(400)
+    expect(answer.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_parameter',
+      param: 'Prefer',
+    })
+    expect(answer.headers.get('preference-applied')).toBeNull()
+  })
 
   it('refuses on a POST the success status of another endpoint', async () => {
-    const answer = await api.request('/v1/contacts', { method: 'POST', headers: { Prefer: 'code=200', 'Content-Type': 'application/json' }, body: '{"phone":"+14155550123"}' })
+    const answer = await api.request('/v1/contacts', {
+      method: 'POST',
+      headers: { Prefer: 'code=200', 'Content-Type': 'application/json' },
+      body: '{"phone":"+14155550123"}',
+    })
     expect(answer.status).toBe(400)
     expect(answer.body.error.param).toBe('Prefer')
   })
 
-  it.each(['return=minimal', 'respond-async', 'wait=10', 'handling=strict', 'Code-Name=x', 'codex=500', 'return=representation; charset=utf-8'])(
-    'ignores a preference it does not know: %s',
-    async (value) => {
-      const answer = await prefer(value)
-      expect(answer.status).toBe(200)
-      expect(answer.headers.get('preference-applied')).toBeNull()
-    },
-  )
+  it.each([
+    'return=minimal',
+    'respond-async',
+    'wait=10',
+    'handling=strict',
+    'Code-Name=x',
+    'codex=500',
+    'return=representation; charset=utf-8',
+  ])('ignores a preference it does not know: %s', async (value) => {
+    const answer = await prefer(value)
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('preference-applied')).toBeNull()
+  })
 
   it('applies its own preferences among unknown ones, whatever their case', async () => {
     const answer = await prefer('return=minimal, CODE=404, respond-async')
@@ -199,7 +242,11 @@ describe.each(named)('the latency option, %s', (_name, make) => {
   it('fixed: every API answer, an error too, takes at least that long; the control plane none', () =>
     using(make, { latency: 200 }, async (api) => {
       expect(api.sandbox.options.latency).toEqual({ min: 200, max: 200 })
-      for (const [path, key] of [['/v1/me', 'sk_sandbox_all'], ['/v1/calls', null], ['/v1/nowhere', 'sk_sandbox_all']] as const) {
+      for (const [path, key] of [
+        ['/v1/me', 'sk_sandbox_all'],
+        ['/v1/calls', null],
+        ['/v1/nowhere', 'sk_sandbox_all'],
+      ] as const) {
         const answer = await timed(api.request(path, { key }))
         expect(answer.ms, path).toBeGreaterThanOrEqual(199)
       }
@@ -228,9 +275,12 @@ describe.each(named)('the latency option, %s', (_name, make) => {
       expect(Array.from({ length: 50 }, () => api.sandbox.nextFaults().latencyMs)).toEqual(draws)
     }))
 
-  it.each([['-5'], ['abc'], ['400-100'], ['60001'], [-1]])('refuses latency %s with an error naming it', async (latency) => {
-    await expect(make({ latency: latency as never })).rejects.toThrow(/latency/)
-  })
+  it.each([['-5'], ['abc'], ['400-100'], ['60001'], [-1]])(
+    'refuses latency %s with an error naming it',
+    async (latency) => {
+      await expect(make({ latency: latency as never })).rejects.toThrow(/latency/)
+    },
+  )
 })
 
 describe.each(named)('the error rate, %s', (_name, make) => {
@@ -259,7 +309,9 @@ describe.each(named)('the error rate, %s', (_name, make) => {
         }
       }
       // The journal shows them as they were answered.
-      expect(api.sandbox.journal.entries(400).map(({ status }) => status)).toEqual(answers.map(({ status }) => status).reverse())
+      expect(api.sandbox.journal.entries(400).map(({ status }) => status)).toEqual(
+        answers.map(({ status }) => status).reverse(),
+      )
     }))
 
   it('gives the same statuses in the same order after a reset, and another seed other ones', async () => {
@@ -304,11 +356,12 @@ describe.each(named)('the error rate, %s', (_name, make) => {
 
 describe('the error rate in every mode', () => {
   it('meets the same statuses in process and over HTTP for the same seed', async () => {
-    const sequence = (api: Transport) => Promise.all([0]).then(async () => {
-      const seen: number[] = []
-      for (let i = 0; i < 50; i++) seen.push((await api.request('/v1/me')).status)
-      return seen
-    })
+    const sequence = (api: Transport) =>
+      Promise.all([0]).then(async () => {
+        const seen: number[] = []
+        for (let i = 0; i < 50; i++) seen.push((await api.request('/v1/me')).status)
+        return seen
+      })
     const local = await using(inProcess, { errorRate: 0.3, seed: 7 }, sequence)
     const remote = await using(overHttp, { errorRate: 0.3, seed: 7 }, sequence)
     expect(remote).toEqual(local)
@@ -412,7 +465,9 @@ describe.each(named)('the rate limit, %s', (_name, make) => {
     for (let i = 0; i < 5; i++) await api.request('/v1/calls')
     expect(api.sandbox.journal.entries().map(({ status }) => status)).toEqual([429, 429, 200, 200, 200])
     const [usage] = dataOf(await api.request('/_sandbox/usage', { key: null }))
-    expect(usage.endpoints).toEqual([{ method: 'GET', path: '/v1/calls', requests: 5, statuses: { 200: 3, 429: 2 }, parameters: [] }])
+    expect(usage.endpoints).toEqual([
+      { method: 'GET', path: '/v1/calls', requests: 5, statuses: { 200: 3, 429: 2 }, parameters: [] },
+    ])
   })
 })
 
@@ -454,7 +509,9 @@ describe.each(named)('live mode, %s', (_name, make) => {
       await postJson(api, '/_sandbox/clock', { advance_seconds: 15 * 60 })
       const ended = await callOf(api, call.id)
       expect(ended.status).toBe('completed')
-      expect(ended.transfer_status).toEqual(shown.status === 'forwarding' ? expect.stringMatching(/^(completed|failed)$/) : null)
+      expect(ended.transfer_status).toEqual(
+        shown.status === 'forwarding' ? expect.stringMatching(/^(completed|failed)$/) : null,
+      )
       expect(ended.duration_seconds).toBe((Date.parse(ended.ended_at) - Date.parse(ended.started_at)) / 1_000)
       expect(ended.messages.slice(0, shown.messages.length)).toEqual(shown.messages)
     }))
@@ -471,7 +528,9 @@ describe.each(named)('live mode, %s', (_name, make) => {
         expect(call.ended_at).toBeNull()
         calls.push(call)
       }
-      expect(dataOf(await api.request('/_sandbox/clock', { key: null })).now).toBe(new Date(Date.parse(NOW) + 4 * INTERVAL).toISOString())
+      expect(dataOf(await api.request('/_sandbox/clock', { key: null })).now).toBe(
+        new Date(Date.parse(NOW) + 4 * INTERVAL).toISOString(),
+      )
       // Each call ended within the interval after it: all but the newest are over.
       for (const call of calls.slice(0, -1)) expect((await callOf(api, call.id)).status).toBe('completed')
       expect(['in-progress', 'forwarding']).toContain((await callOf(api, calls.at(-1)!.id)).status)
@@ -516,7 +575,8 @@ describe('live mode on its own timer', () => {
     await sandbox.ready
     const before = sandbox.db.count('calls')
     const settled = async (count: number) => {
-      for (let i = 0; i < 1_000 && sandbox.db.count('calls') < count; i++) await new Promise((resolve) => setImmediate(resolve))
+      for (let i = 0; i < 1_000 && sandbox.db.count('calls') < count; i++)
+        await new Promise((resolve) => setImmediate(resolve))
       return sandbox.db.count('calls')
     }
     vi.advanceTimersByTime(3 * 250)

@@ -26,22 +26,29 @@ describe('list filters', () => {
     expect(Object.keys(route.query.shape)).toEqual([...PAGING, ...Object.keys(LIST_FILTERS[kind])])
   })
 
-  const cases = KINDS.flatMap((kind) => Object.entries(LIST_FILTERS[kind]).map(([parameter, filter]) => [kind, parameter, filter] as const))
+  const cases = KINDS.flatMap((kind) =>
+    Object.entries(LIST_FILTERS[kind]).map(([parameter, filter]) => [kind, parameter, filter] as const),
+  )
 
-  it.each(cases)('GET /v1/%s?%s= selects exactly the records with that value, for every value', async (kind, parameter, { field, value }) => {
-    const all = await walk(api, `/v1/${kind}`)
-    const present = [...new Set(all.map((record) => record[field] as string))]
-    // Every value an enum takes (each shows in the default world); for a free value (a phone), those the records have and one nobody has.
-    const values = value instanceof z.ZodEnum ? (value.options as string[]) : [...present.slice(0, 8), '+19995550100']
-    let selected = 0
-    for (const wanted of values) {
-      const filtered = await walk(api, `/v1/${kind}?${parameter}=${encodeURIComponent(wanted)}`)
-      expect(filtered, `${parameter}=${wanted}`).toEqual(all.filter((record) => record[field] === wanted))
-      if (value instanceof z.ZodEnum) expect(filtered.length, `some ${kind} have ${field} ${wanted}`).toBeGreaterThan(0)
-      expect(filtered.length, `${parameter}=${wanted} leaves some out`).toBeLessThan(all.length)
-      selected += filtered.length
-    }
-    // Together the values cover every record (free values: those of the sampled ones).
-    if (value instanceof z.ZodEnum) expect(selected).toBe(all.length)
-  })
+  it.each(cases)(
+    'GET /v1/%s?%s= selects exactly the records with that value, for every value',
+    async (kind, parameter, { field, value }) => {
+      const all = await walk(api, `/v1/${kind}`)
+      const present = [...new Set(all.map((record) => record[field] as string))]
+      // Every value an enum takes (each shows in the default world); for a free value (a phone), those the records have
+      // and one nobody has.
+      const values = value instanceof z.ZodEnum ? (value.options as string[]) : [...present.slice(0, 8), '+19995550100']
+      let selected = 0
+      for (const wanted of values) {
+        const filtered = await walk(api, `/v1/${kind}?${parameter}=${encodeURIComponent(wanted)}`)
+        expect(filtered, `${parameter}=${wanted}`).toEqual(all.filter((record) => record[field] === wanted))
+        if (value instanceof z.ZodEnum)
+          expect(filtered.length, `some ${kind} have ${field} ${wanted}`).toBeGreaterThan(0)
+        expect(filtered.length, `${parameter}=${wanted} leaves some out`).toBeLessThan(all.length)
+        selected += filtered.length
+      }
+      // Together the values cover every record (free values: those of the sampled ones).
+      if (value instanceof z.ZodEnum) expect(selected).toBe(all.length)
+    },
+  )
 })

@@ -8,7 +8,12 @@ import { createSandbox, type Sandbox } from '../src/index.js'
 import { ApiError } from '../src/schemas/ApiError.js'
 import type { ErrorCode } from '../src/schemas/envelope.js'
 import { openApiDocument } from '../src/openapi/openApiDocument.js'
-import { DocumentValidator, DocumentViolation, documentValidatorOf, type Exchange } from './support/documentValidator.js'
+import {
+  type DocumentValidator,
+  DocumentViolation,
+  documentValidatorOf,
+  type Exchange,
+} from './support/documentValidator.js'
 import { inProcess, NOW, transports, type Transport } from './support/transports.js'
 
 /*
@@ -28,7 +33,10 @@ const templateOf = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 /** Every schema of the document with where it is, examples left out (they are values, not schemas). */
 function schemasOf(node: unknown, where = ''): Array<{ where: string; schema: Json }> {
   if (typeof node !== 'object' || node === null) return []
-  const here = !Array.isArray(node) && ('type' in node || 'anyOf' in node || 'allOf' in node || '$ref' in node) ? [{ where, schema: node as Json }] : []
+  const here =
+    !Array.isArray(node) && ('type' in node || 'anyOf' in node || 'allOf' in node || '$ref' in node)
+      ? [{ where, schema: node as Json }]
+      : []
   return [
     ...here,
     ...Object.entries(node)
@@ -40,11 +48,18 @@ function schemasOf(node: unknown, where = ''): Array<{ where: string; schema: Js
 /** Every property of every object schema of the document: its name and its schema. */
 function propertiesOf(document: Json): Array<{ where: string; name: string; schema: Json }> {
   return schemasOf(document).flatMap(({ where, schema }) =>
-    Object.entries((schema.properties ?? {}) as Json).map(([name, property]) => ({ where: `${where}/properties/${name}`, name, schema: property as Json })),
+    Object.entries((schema.properties ?? {}) as Json).map(([name, property]) => ({
+      where: `${where}/properties/${name}`,
+      name,
+      schema: property as Json,
+    })),
   )
 }
 
-/** A schema with `null` taken out of its type union: `{ type: ['string', 'null'], format }` → `{ type: 'string', format }`. */
+/**
+ * A schema with `null` taken out of its type union: `{ type: ['string', 'null'], format }` → `{ type: 'string', format
+ * }`.
+ */
 function withoutNull({ type, ...schema }: Json): Json {
   const types = [type].flat().filter((name) => name !== 'null')
   return { type: types.length === 1 ? types[0] : types, ...schema }
@@ -81,7 +96,9 @@ for (const { setup, adminToken } of SETUPS) {
       for (const route of routes) {
         const operation = document.paths[templateOf(route.path)]?.[route.method.toLowerCase()]
         expect(operation, `${route.method} ${route.path}`).toBeDefined()
-        expect(operation.security, `${route.method} ${route.path}`).toEqual([{ bearerAuth: route.scope === null ? [] : [route.scope] }])
+        expect(operation.security, `${route.method} ${route.path}`).toEqual([
+          { bearerAuth: route.scope === null ? [] : [route.scope] },
+        ])
         expect(operation.tags).not.toContain('Sandbox control')
       }
       expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
@@ -103,26 +120,42 @@ for (const { setup, adminToken } of SETUPS) {
     it('describes a query parameter by the value it stands for when JSON Schema can say it: limit is an integer from 1 to 100', () => {
       for (const path of ['/v1/calls', '/v1/contacts', '/v1/leads', '/v1/appointments']) {
         const parameters = document.paths[path].get.parameters as Json[]
-        expect(parameters.find(({ name }) => name === 'limit')?.schema, path).toEqual({ type: 'integer', minimum: 1, maximum: 100 })
+        expect(parameters.find(({ name }) => name === 'limit')?.schema, path).toEqual({
+          type: 'integer',
+          minimum: 1,
+          maximum: 100,
+        })
         expect(parameters.find(({ name }) => name === 'since')?.schema, path).toEqual({ type: 'string' })
       }
-      expect(document.paths['/v1/leads'].get.parameters.find(({ name }: Json) => name === 'urgency').schema).toEqual({ type: 'string', enum: ['low', 'medium', 'high'] })
+      expect(document.paths['/v1/leads'].get.parameters.find(({ name }: Json) => name === 'urgency').schema).toEqual({
+        type: 'string',
+        enum: ['low', 'medium', 'high'],
+      })
     })
 
     it('takes a path id in either case, as the sandbox does', () => {
       const id = '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f'
-      for (const [path, name] of [['/v1/calls/{call_id}', 'call_id'], ['/v1/contacts/{contact_id}', 'contact_id']] as const) {
+      for (const [path, name] of [
+        ['/v1/calls/{call_id}', 'call_id'],
+        ['/v1/contacts/{contact_id}', 'contact_id'],
+      ] as const) {
         const { schema } = (document.paths[path].get.parameters as Json[]).find((parameter) => parameter.name === name)!
-        for (const value of [id, id.toUpperCase()]) expect(new RegExp(schema.pattern).test(value), `${name} ${value}`).toBe(true)
+        for (const value of [id, id.toUpperCase()])
+          expect(new RegExp(schema.pattern).test(value), `${name} ${value}`).toBe(true)
         expect(new RegExp(schema.pattern).test(`${id}x`), `${name} ${id}x`).toBe(false)
       }
     })
 
     it('documents the headers answers always carry: X-Request-Id, Location on 201, WWW-Authenticate on 401, Allow on 405, Retry-After on 429 and 503', () => {
-      const required = (response: Json) => Object.keys(response.headers).filter((name) => response.headers[name].required).sort()
+      const required = (response: Json) =>
+        Object.keys(response.headers)
+          .filter((name) => response.headers[name].required)
+          .sort()
       const { responses } = document.components
       for (const status of FORCEABLE_STATUSES) {
-        const expected = { 401: ['WWW-Authenticate'], 405: ['Allow'], 429: ['Retry-After'], 503: ['Retry-After'] }[status as number] ?? []
+        const expected =
+          { 401: ['WWW-Authenticate'], 405: ['Allow'], 429: ['Retry-After'], 503: ['Retry-After'] }[status as number] ??
+          []
         expect(required(responses[`Error${status}`]), `Error${status}`).toEqual([...expected, 'X-Request-Id'].sort())
       }
       expect(required(document.paths['/v1/contacts'].post.responses['201'])).toEqual(['Location', 'X-Request-Id'])
@@ -133,11 +166,16 @@ for (const { setup, adminToken } of SETUPS) {
     it('documents the success of every API operation and every error status Prefer: code= can force', () => {
       for (const route of routes) {
         const responses = document.paths[templateOf(route.path)][route.method.toLowerCase()].responses
-        expect(Object.keys(responses).sort(), `${route.method} ${route.path}`).toEqual([String(route.status ?? 200), ...FORCEABLE_STATUSES.map(String)].sort())
-        for (const status of FORCEABLE_STATUSES) expect(responses[status]).toEqual({ $ref: `#/components/responses/Error${status}` })
+        expect(Object.keys(responses).sort(), `${route.method} ${route.path}`).toEqual(
+          [String(route.status ?? 200), ...FORCEABLE_STATUSES.map(String)].sort(),
+        )
+        for (const status of FORCEABLE_STATUSES)
+          expect(responses[status]).toEqual({ $ref: `#/components/responses/Error${status}` })
       }
       for (const status of FORCEABLE_STATUSES) {
-        expect(document.components.responses[`Error${status}`].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' })
+        expect(document.components.responses[`Error${status}`].content['application/json'].schema).toEqual({
+          $ref: '#/components/schemas/ErrorEnvelope',
+        })
       }
     })
 
@@ -149,7 +187,9 @@ for (const { setup, adminToken } of SETUPS) {
         expect(operation.security).toEqual(adminToken ? [{ adminToken: [] }] : [])
         expect(Object.keys(operation.responses)).toContain(String(route.status ?? 200))
       }
-      expect(document.components.securitySchemes.adminToken).toEqual(adminToken ? expect.objectContaining({ type: 'http', scheme: 'bearer' }) : undefined)
+      expect(document.components.securitySchemes.adminToken).toEqual(
+        adminToken ? expect.objectContaining({ type: 'http', scheme: 'bearer' }) : undefined,
+      )
       expect(document.tags).toContainEqual(expect.objectContaining({ name: 'Sandbox control' }))
     })
 
@@ -158,27 +198,52 @@ for (const { setup, adminToken } of SETUPS) {
     })
 
     it('has no operation but those of the routes, the control plane, the sessions and /openapi.json', () => {
-      const operations = Object.entries(document.paths as Json).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
-      const expected = [...routes, ...controlRoutes, ...sessionRoutes].map(({ method, path }) => `${method} ${templateOf(path)}`)
+      const operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+      )
+      const expected = [...routes, ...controlRoutes, ...sessionRoutes].map(
+        ({ method, path }) => `${method} ${templateOf(path)}`,
+      )
       expect(operations.sort()).toEqual([...expected, 'GET /openapi.json'].sort())
     })
 
     it('gives every operation an operationId of its own', () => {
-      const ids = Object.values(document.paths as Json).flatMap((item) => Object.values(item as Json).map((operation) => operation.operationId))
+      const ids = Object.values(document.paths as Json).flatMap((item) =>
+        Object.values(item as Json).map((operation) => operation.operationId),
+      )
       expect(new Set(ids).size).toBe(ids.length)
     })
 
     it('describes every id as type string, format uuid, without a pattern or an allOf', () => {
-      const ids = propertiesOf(document).filter(({ name }) => name === 'id' || (name.endsWith('_id') && !name.endsWith('request_id')))
-      expect(ids.map(({ name }) => name)).toEqual(expect.arrayContaining(['id', 'contact_id', 'call_log_id', 'assistant_id', 'organization_id']))
-      for (const { where, schema } of ids) expect(withoutNull(schema), where).toEqual({ type: 'string', format: 'uuid' })
+      const ids = propertiesOf(document).filter(
+        ({ name }) => name === 'id' || (name.endsWith('_id') && !name.endsWith('request_id')),
+      )
+      expect(ids.map(({ name }) => name)).toEqual(
+        expect.arrayContaining(['id', 'contact_id', 'call_log_id', 'assistant_id', 'organization_id']),
+      )
+      for (const { where, schema } of ids)
+        expect(withoutNull(schema), where).toEqual({ type: 'string', format: 'uuid' })
     })
 
     it('describes every timestamp as type string, format date-time, with no regex beside it', () => {
       const timestamps = propertiesOf(document).filter(({ name }) => TIMESTAMP_NAME.test(name))
-      expect(timestamps.map(({ name }) => name)).toEqual(expect.arrayContaining(['created_at', 'updated_at', 'started_at', 'ended_at', 'last_call_at', 'timestamp', 'appointment_time_start']))
-      for (const { where, schema } of timestamps) expect(withoutNull(schema), where).toEqual({ type: 'string', format: 'date-time' })
-      expect(document.components.schemas.Appointment.properties.appointment_date).toEqual({ type: 'string', format: 'date' })
+      expect(timestamps.map(({ name }) => name)).toEqual(
+        expect.arrayContaining([
+          'created_at',
+          'updated_at',
+          'started_at',
+          'ended_at',
+          'last_call_at',
+          'timestamp',
+          'appointment_time_start',
+        ]),
+      )
+      for (const { where, schema } of timestamps)
+        expect(withoutNull(schema), where).toEqual({ type: 'string', format: 'date-time' })
+      expect(document.components.schemas.Appointment.properties.appointment_date).toEqual({
+        type: 'string',
+        format: 'date',
+      })
     })
 
     it('has no pattern beside a format, and no allOf, anywhere', () => {
@@ -193,16 +258,31 @@ for (const { setup, adminToken } of SETUPS) {
         expect((schema.anyOf ?? []) as Json[], where).not.toContainEqual({ type: 'null' })
       }
       const { Call, Contact } = document.components.schemas
-      expect(Call.properties.transfer_status).toEqual({ type: ['string', 'null'], enum: ['initiated', 'completed', 'failed', null] })
+      expect(Call.properties.transfer_status).toEqual({
+        type: ['string', 'null'],
+        enum: ['initiated', 'completed', 'failed', null],
+      })
       expect(Call.properties.ended_at).toEqual({ type: ['string', 'null'], format: 'date-time' })
       expect(Contact.properties.name).toEqual({ type: ['string', 'null'] })
-      expect(Call.properties.status).toEqual({ type: 'string', enum: ['completed', 'failed', 'blocked', 'in-progress', 'forwarding'] })
+      expect(Call.properties.status).toEqual({
+        type: 'string',
+        enum: ['completed', 'failed', 'blocked', 'in-progress', 'forwarding'],
+      })
     })
 
     it('gives every named schema an example (JSON Schema examples) that its schema allows', () => {
       const validator = documentValidatorOf(sandbox)
       const names = Object.keys(document.components.schemas)
-      expect(names.sort()).toEqual(['Appointment', 'Call', 'CallWithMessages', 'Contact', 'ErrorEnvelope', 'Lead', 'Meta', 'Organization'])
+      expect(names.sort()).toEqual([
+        'Appointment',
+        'Call',
+        'CallWithMessages',
+        'Contact',
+        'ErrorEnvelope',
+        'Lead',
+        'Meta',
+        'Organization',
+      ])
       for (const name of names) {
         const { examples } = document.components.schemas[name]
         expect(examples, name).toHaveLength(1)
@@ -249,7 +329,11 @@ for (const { transport, connect } of named) {
           const base = api.name === 'in-process' ? 'https://api.call-sandbox.test' : ''
           expect(body.servers).toEqual([
             { url: base || '/', description: 'This sandbox: the default session' },
-            { url: `${base}/sessions/{session}`, description: expect.stringContaining('session'), variables: { session: expect.objectContaining({ default: 'my-session' }) } },
+            {
+              url: `${base}/sessions/{session}`,
+              description: expect.stringContaining('session'),
+              variables: { session: expect.objectContaining({ default: 'my-session' }) },
+            },
           ])
         })
 
@@ -301,7 +385,16 @@ describe('the examples of the document: the default world and the answers of the
   })
 
   const json = { 'Content-Type': 'application/json' }
-  const REQUESTS: Record<(typeof FORCEABLE_STATUSES)[number], (contactPhone: string) => { path: string; method?: string; key?: string; headers?: Record<string, string>; body?: string }> = {
+  const REQUESTS: Record<
+    (typeof FORCEABLE_STATUSES)[number],
+    (contactPhone: string) => {
+      path: string
+      method?: string
+      key?: string
+      headers?: Record<string, string>
+      body?: string
+    }
+  > = {
     400: () => ({ path: '/v1/calls?limit=500' }),
     401: () => ({ path: '/v1/calls', headers: { Prefer: 'code=401' } }),
     403: () => ({ path: '/v1/leads', key: 'sk_sandbox_calls', headers: { Prefer: 'code=403' } }),
@@ -310,7 +403,12 @@ describe('the examples of the document: the default world and the answers of the
     409: (phone) => ({ path: '/v1/contacts', method: 'POST', headers: json, body: JSON.stringify({ phone }) }),
     413: () => ({ path: '/v1/contacts', method: 'POST', headers: { ...json, Prefer: 'code=413' }, body: '{}' }),
     415: () => ({ path: '/v1/contacts', method: 'POST', headers: { ...json, Prefer: 'code=415' }, body: '{}' }),
-    422: () => ({ path: '/v1/contacts', method: 'POST', headers: json, body: JSON.stringify({ phone: '4155550123', email: 'dana(at)example.com' }) }),
+    422: () => ({
+      path: '/v1/contacts',
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ phone: '4155550123', email: 'dana(at)example.com' }),
+    }),
     429: () => ({ path: '/v1/calls', headers: { Prefer: 'code=429' } }),
     500: () => ({ path: '/v1/calls', headers: { Prefer: 'code=500' } }),
     503: () => ({ path: '/v1/calls', headers: { Prefer: 'code=503' } }),
@@ -347,7 +445,13 @@ describe('the answer validator every test request goes through (test/support/doc
     updated_at: NOW,
   }
   const error = { error: { type: 'invalid_request_error', code: 'not_found', message: 'No such thing.' }, meta }
-  const exchange = (method: string, path: string, status: number, body: unknown, headers: Record<string, string> = {}): Exchange => ({
+  const exchange = (
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Exchange => ({
     method,
     url: ORIGIN + path,
     status,
@@ -363,53 +467,153 @@ describe('the answer validator every test request goes through (test/support/doc
   afterAll(() => sandbox.stop())
 
   it('allows answers the document describes', () => {
-    expect(validator.violations(exchange('GET', `/v1/contacts/${contact.id}`, 200, { data: contact, meta }))).toEqual([])
-    expect(validator.violations(exchange('POST', '/v1/contacts', 201, { data: contact, meta }, { 'Content-Type': 'application/json; charset=utf-8', Location: `/v1/contacts/${contact.id}` }))).toEqual([])
-    expect(validator.violations(exchange('GET', '/v1/contacts?limit=1', 200, { data: [contact], has_more: true, next_cursor: 'abc', meta }))).toEqual([])
+    expect(validator.violations(exchange('GET', `/v1/contacts/${contact.id}`, 200, { data: contact, meta }))).toEqual(
+      [],
+    )
+    expect(
+      validator.violations(
+        exchange(
+          'POST',
+          '/v1/contacts',
+          201,
+          { data: contact, meta },
+          { 'Content-Type': 'application/json; charset=utf-8', Location: `/v1/contacts/${contact.id}` },
+        ),
+      ),
+    ).toEqual([])
+    expect(
+      validator.violations(
+        exchange('GET', '/v1/contacts?limit=1', 200, { data: [contact], has_more: true, next_cursor: 'abc', meta }),
+      ),
+    ).toEqual([])
     expect(validator.violations(exchange('GET', `/v1/contacts/${UNKNOWN_ID}`, 404, error))).toEqual([])
   })
 
   for (const { wrong, body, problem } of [
-    { wrong: 'a field of the wrong format', body: { data: { ...contact, email: 'not an email' }, meta }, problem: '/data/email must match format "email"' },
-    { wrong: 'a missing field', body: { data: (({ phone: _, ...rest }) => rest)(contact), meta }, problem: "/data must have required property 'phone'" },
-    { wrong: 'a field the schema does not have', body: { data: { ...contact, nickname: 'D' }, meta }, problem: '/data must NOT have additional properties (nickname)' },
-    { wrong: 'a value outside its enum', body: { data: { ...contact, source: 'import' }, meta }, problem: '/data/source must be equal to one of the allowed values' },
+    {
+      wrong: 'a field of the wrong format',
+      body: { data: { ...contact, email: 'not an email' }, meta },
+      problem: '/data/email must match format "email"',
+    },
+    {
+      wrong: 'a missing field',
+      body: { data: (({ phone: _, ...rest }) => rest)(contact), meta },
+      problem: "/data must have required property 'phone'",
+    },
+    {
+      wrong: 'a field the schema does not have',
+      body: { data: { ...contact, nickname: 'D' }, meta },
+      problem: '/data must NOT have additional properties (nickname)',
+    },
+    {
+      wrong: 'a value outside its enum',
+      body: { data: { ...contact, source: 'import' }, meta },
+      problem: '/data/source must be equal to one of the allowed values',
+    },
     { wrong: 'no meta', body: { data: contact }, problem: "(the body) must have required property 'meta'" },
     { wrong: 'an error envelope for a success', body: error, problem: "(the body) must have required property 'data'" },
   ]) {
     it(`rejects ${wrong} in a 200 answer`, () => {
-      expect(validator.violations(exchange('GET', `/v1/contacts/${contact.id}`, 200, body))).toContainEqual(expect.stringContaining(problem))
+      expect(validator.violations(exchange('GET', `/v1/contacts/${contact.id}`, 200, body))).toContainEqual(
+        expect.stringContaining(problem),
+      )
     })
   }
 
   it('rejects a status the operation does not document', () => {
-    expect(validator.violations(exchange('GET', '/v1/me', 202, { data: {}, meta }))).toEqual([expect.stringContaining('lists no 202 answer for GET /v1/me')])
+    expect(validator.violations(exchange('GET', '/v1/me', 202, { data: {}, meta }))).toEqual([
+      expect.stringContaining('lists no 202 answer for GET /v1/me'),
+    ])
   })
 
   for (const { wrong, method, path, status, headers, problem } of [
-    { wrong: 'an X-Request-Id that is no request id', method: 'GET', path: '/v1/me', status: 200, headers: { 'X-Request-Id': '42' }, problem: 'the header X-Request-Id: "42" must match pattern' },
-    { wrong: 'a 201 without Location', method: 'POST', path: '/v1/contacts', status: 201, headers: {}, problem: 'the header Location is missing' },
-    { wrong: 'a 401 without WWW-Authenticate', method: 'GET', path: '/v1/me', status: 401, headers: {}, problem: 'the header WWW-Authenticate is missing' },
-    { wrong: 'a 405 without Allow', method: 'POST', path: '/v1/me', status: 405, headers: {}, problem: 'the header Allow is missing' },
-    { wrong: 'a 429 whose Retry-After is no number of seconds', method: 'GET', path: '/v1/me', status: 429, headers: { 'Retry-After': 'soon' }, problem: 'the header Retry-After: "soon" must be integer' },
-  ] as Array<{ wrong: string; method: string; path: string; status: number; headers: Record<string, string>; problem: string }>) {
+    {
+      wrong: 'an X-Request-Id that is no request id',
+      method: 'GET',
+      path: '/v1/me',
+      status: 200,
+      headers: { 'X-Request-Id': '42' },
+      problem: 'the header X-Request-Id: "42" must match pattern',
+    },
+    {
+      wrong: 'a 201 without Location',
+      method: 'POST',
+      path: '/v1/contacts',
+      status: 201,
+      headers: {},
+      problem: 'the header Location is missing',
+    },
+    {
+      wrong: 'a 401 without WWW-Authenticate',
+      method: 'GET',
+      path: '/v1/me',
+      status: 401,
+      headers: {},
+      problem: 'the header WWW-Authenticate is missing',
+    },
+    {
+      wrong: 'a 405 without Allow',
+      method: 'POST',
+      path: '/v1/me',
+      status: 405,
+      headers: {},
+      problem: 'the header Allow is missing',
+    },
+    {
+      wrong: 'a 429 whose Retry-After is no number of seconds',
+      method: 'GET',
+      path: '/v1/me',
+      status: 429,
+      headers: { 'Retry-After': 'soon' },
+      problem: 'the header Retry-After: "soon" must be integer',
+    },
+  ] as Array<{
+    wrong: string
+    method: string
+    path: string
+    status: number
+    headers: Record<string, string>
+    problem: string
+  }>) {
     it(`rejects ${wrong}`, () => {
       const body = status < 400 ? { data: contact, meta } : error
-      expect(validator.violations(exchange(method, path, status, body, headers))).toContainEqual(expect.stringContaining(problem))
+      expect(validator.violations(exchange(method, path, status, body, headers))).toContainEqual(
+        expect.stringContaining(problem),
+      )
     })
   }
 
   it('rejects a body that is not JSON, or not sent as JSON', () => {
-    expect(validator.violations(exchange('GET', '/v1/me', 200, '<html></html>'))).toEqual([expect.stringContaining('the body is not JSON')])
-    expect(validator.violations(exchange('GET', '/v1/me', 200, { data: {}, meta }, { 'Content-Type': 'text/html' }))).toEqual([expect.stringContaining('Content-Type is text/html')])
+    expect(validator.violations(exchange('GET', '/v1/me', 200, '<html></html>'))).toEqual([
+      expect.stringContaining('the body is not JSON'),
+    ])
+    expect(
+      validator.violations(exchange('GET', '/v1/me', 200, { data: {}, meta }, { 'Content-Type': 'text/html' })),
+    ).toEqual([expect.stringContaining('Content-Type is text/html')])
   })
 
   it('holds answers to paths and methods the document does not have to the error envelope of their status', () => {
     expect(validator.violations(exchange('GET', '/v1/nowhere', 404, error))).toEqual([])
-    expect(validator.violations(exchange('DELETE', '/v1/calls', 405, { ...error, error: { ...error.error, code: 'method_not_allowed' } }, { Allow: 'GET' }))).toEqual([])
-    expect(validator.violations(exchange('GET', '/v1/nowhere', 404, { message: 'Not Found' }))).toContainEqual(expect.stringContaining("must have required property 'error'"))
-    expect(validator.violations(exchange('GET', '/v1/nowhere', 200, { data: {}, meta }))).toEqual([expect.stringContaining('answered 200 to a path the document does not have')])
-    expect(validator.violations(exchange('GET', '/v1/nowhere', 404, error, { 'Content-Type': 'text/html' }))).toEqual([expect.stringContaining('Content-Type is text/html')])
+    expect(
+      validator.violations(
+        exchange(
+          'DELETE',
+          '/v1/calls',
+          405,
+          { ...error, error: { ...error.error, code: 'method_not_allowed' } },
+          { Allow: 'GET' },
+        ),
+      ),
+    ).toEqual([])
+    expect(validator.violations(exchange('GET', '/v1/nowhere', 404, { message: 'Not Found' }))).toContainEqual(
+      expect.stringContaining("must have required property 'error'"),
+    )
+    expect(validator.violations(exchange('GET', '/v1/nowhere', 200, { data: {}, meta }))).toEqual([
+      expect.stringContaining('answered 200 to a path the document does not have'),
+    ])
+    expect(validator.violations(exchange('GET', '/v1/nowhere', 404, error, { 'Content-Type': 'text/html' }))).toEqual([
+      expect.stringContaining('Content-Type is text/html'),
+    ])
   })
 
   for (const { transport, connect } of named) {
@@ -429,7 +633,9 @@ describe('the answer validator every test request goes through (test/support/doc
         Object.assign(api.sandbox.db.get('contacts', id)!, { email: 'not an email' })
         const request = api.request(`/v1/contacts/${id}`)
         await expect(request).rejects.toBeInstanceOf(DocumentViolation)
-        await expect(request).rejects.toThrow(`GET /v1/contacts/${id} answered 200, which the OpenAPI document (/openapi.json) does not allow`)
+        await expect(request).rejects.toThrow(
+          `GET /v1/contacts/${id} answered 200, which the OpenAPI document (/openapi.json) does not allow`,
+        )
         await expect(request).rejects.toThrow('/data/email must match format "email" (is "not an email")')
       })
     })

@@ -5,7 +5,11 @@ import { transports, walk, type Transport } from './support/transports.js'
 function inListOrder(records: Array<{ created_at: string; id: string }>): boolean {
   return records.every((record, i) => {
     const previous = records[i - 1]
-    return !previous || previous.created_at > record.created_at || (previous.created_at === record.created_at && previous.id > record.id)
+    return (
+      !previous ||
+      previous.created_at > record.created_at ||
+      (previous.created_at === record.created_at && previous.id > record.id)
+    )
   })
 }
 
@@ -30,15 +34,18 @@ describe.each(transports)('lists (%o)', (connect) => {
     ['/v1/contacts', 'sk_sandbox_org2'],
   ] as const
 
-  it.each(lists)('walks %s (%s) page by page: every record exactly once, in order, whatever the limit', async (path, key) => {
-    const everything = (await api.request(`${path}${path.includes('?') ? '&' : '?'}limit=100`, { key })).body
-    const expected = everything.has_more ? await walk(api, path, key) : everything.data
-    expect(inListOrder(expected)).toBe(true)
-    for (const limit of [1, 7, 50, 100]) {
-      const walked = await walk(api, `${path}${path.includes('?') ? '&' : '?'}limit=${limit}`, key)
-      expect(walked.map((record) => record.id)).toEqual(expected.map((record: { id: string }) => record.id))
-    }
-  })
+  it.each(lists)(
+    'walks %s (%s) page by page: every record exactly once, in order, whatever the limit',
+    async (path, key) => {
+      const everything = (await api.request(`${path}${path.includes('?') ? '&' : '?'}limit=100`, { key })).body
+      const expected = everything.has_more ? await walk(api, path, key) : everything.data
+      expect(inListOrder(expected)).toBe(true)
+      for (const limit of [1, 7, 50, 100]) {
+        const walked = await walk(api, `${path}${path.includes('?') ? '&' : '?'}limit=${limit}`, key)
+        expect(walked.map((record) => record.id)).toEqual(expected.map((record: { id: string }) => record.id))
+      }
+    },
+  )
 
   it('matches the filters on every record it lists', async () => {
     expect((await walk(api, '/v1/calls?status=failed')).every((call) => call.status === 'failed')).toBe(true)
@@ -117,7 +124,12 @@ describe.each(transports)('lists (%o)', (connect) => {
     it.each([
       ['another endpoint', '/v1/calls?limit=2', '/v1/contacts?cursor=', 'sk_sandbox_all'],
       ['another key of the same organization', '/v1/calls?limit=2', '/v1/calls?cursor=', 'sk_sandbox_readonly'],
-      ['another filter value', '/v1/calls?limit=2&status=completed', '/v1/calls?status=failed&cursor=', 'sk_sandbox_all'],
+      [
+        'another filter value',
+        '/v1/calls?limit=2&status=completed',
+        '/v1/calls?status=failed&cursor=',
+        'sk_sandbox_all',
+      ],
       ['a filter left out', '/v1/calls?limit=2&status=completed', '/v1/calls?cursor=', 'sk_sandbox_all'],
       ['a filter added', '/v1/calls?limit=2', '/v1/calls?status=completed&cursor=', 'sk_sandbox_all'],
       ['another since', '/v1/calls?limit=2&since=2026-11-01', '/v1/calls?since=2026-11-02&cursor=', 'sk_sandbox_all'],
@@ -134,11 +146,14 @@ describe.each(transports)('lists (%o)', (connect) => {
       expect(status).toBe(200)
     })
 
-    it.each(['', 'abc', 'not a cursor', 'W10', '%00', 'eyJ4IjoxfQ'])('refuses the malformed cursor %o', async (cursor) => {
-      const { status, body } = await api.request(`/v1/calls?cursor=${encodeURIComponent(cursor)}`)
-      expect(status).toBe(400)
-      expect(body.error.code).toBe('invalid_cursor')
-    })
+    it.each(['', 'abc', 'not a cursor', 'W10', '%00', 'eyJ4IjoxfQ'])(
+      'refuses the malformed cursor %o',
+      async (cursor) => {
+        const { status, body } = await api.request(`/v1/calls?cursor=${encodeURIComponent(cursor)}`)
+        expect(status).toBe(400)
+        expect(body.error.code).toBe('invalid_cursor')
+      },
+    )
 
     it('refuses a cursor with one character changed', async () => {
       const cursor = await cursorOf('/v1/calls?limit=2')

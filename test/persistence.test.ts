@@ -22,7 +22,11 @@ async function stop(server: RunningServer): Promise<void> {
 }
 
 function createContact(server: RunningServer, phone: string) {
-  return fetch(`${server.url}/v1/contacts`, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: JSON.stringify({ phone, name: 'Kept Across Restarts' }) })
+  return fetch(`${server.url}/v1/contacts`, {
+    method: 'POST',
+    headers: { ...AUTH, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ phone, name: 'Kept Across Restarts' }),
+  })
 }
 
 afterEach(async () => {
@@ -79,7 +83,13 @@ describe('--data FILE', () => {
   it('keeps a simulated live call, which ends after the restart when the clock reaches its end', async () => {
     const file = join(folder(), 'sandbox.json')
     const first = await start({ data: file, now: NOW })
-    const simulated = await (await fetch(`${first.url}/_sandbox/calls`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"status":"in-progress"}' })).json()
+    const simulated = await (
+      await fetch(`${first.url}/_sandbox/calls`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"status":"in-progress"}',
+      })
+    ).json()
     await stop(first)
 
     const second = await start({ data: file })
@@ -152,12 +162,20 @@ describe('--data FILE', () => {
     ['JSON that is no data file', () => '{"calls": []}', /is not a call-sandbox data file/],
     ['a damaged data file', (text: string) => text.replace(/"writes":\d+/, '"writes":"one"'), /damaged/],
     ['a record that does not fit', (text: string) => text.replace('+14155550177', 'not-a-phone'), /does not fit/],
-    ['a call without its message times', (text: string) => text.replace(/"message_times":\[[^\]]*\]/, '"message_times":[]'), /message_times/],
-    ['the same contact twice', (text: string) => {
-      const content = JSON.parse(text)
-      content.changes.inserted.push(content.changes.inserted[0])
-      return JSON.stringify(content)
-    }, /exists already/],
+    [
+      'a call without its message times',
+      (text: string) => text.replace(/"message_times":\[[^\]]*\]/, '"message_times":[]'),
+      /message_times/,
+    ],
+    [
+      'the same contact twice',
+      (text: string) => {
+        const content = JSON.parse(text)
+        content.changes.inserted.push(content.changes.inserted[0])
+        return JSON.stringify(content)
+      },
+      /exists already/,
+    ],
   ])('refuses %s with a clear error and leaves it as it was', async (_name, damage, message) => {
     const file = join(folder(), 'sandbox.json')
     const server = await start({ data: file, now: NOW })

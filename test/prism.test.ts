@@ -33,7 +33,10 @@ import { NOW } from './support/transports.js'
  * is shown to take every request the sandbox takes.
  */
 
-const PRISM_CLI = join(dirname(createRequire(import.meta.url).resolve('@stoplight/prism-cli/package.json')), 'dist/index.js')
+const PRISM_CLI = join(
+  dirname(createRequire(import.meta.url).resolve('@stoplight/prism-cli/package.json')),
+  'dist/index.js',
+)
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 /** Sent by the test to the relay: the sandbox's answer loses its `meta` on the way back to Prism. */
 const BREAK_THE_ANSWER = 'x-test-break-the-answer'
@@ -59,9 +62,15 @@ interface Sample {
   body?: () => string
   /** The sandbox's status. */
   status: number
-  /** Answered by Prism itself in every mode (a path, method or Authorization the document does not have): its status and error type. */
+  /**
+   * Answered by Prism itself in every mode (a path, method or Authorization the document does not have): its status and
+   * error type.
+   */
   prism?: { status: number; type: string }
-  /** The request breaks the document here (a violation's location, like `query.limit`): Prism checking requests answers 422 itself. */
+  /**
+   * The request breaks the document here (a violation's location, like `query.limit`): Prism checking requests answers
+   * 422 itself.
+   */
   violates?: string
 }
 
@@ -70,7 +79,12 @@ const endpoints: Array<{ name: string; scope: string | null; own?: boolean; path
   { name: 'GET /v1/calls', scope: 'calls:read', path: () => '/v1/calls?limit=2' },
   { name: 'GET /v1/calls/{call_id}', scope: 'calls:read', own: true, path: () => `/v1/calls/${seen.call}` },
   { name: 'GET /v1/contacts', scope: 'contacts:read', path: () => '/v1/contacts?limit=2' },
-  { name: 'GET /v1/contacts/{contact_id}', scope: 'contacts:read', own: true, path: () => `/v1/contacts/${seen.contact}` },
+  {
+    name: 'GET /v1/contacts/{contact_id}',
+    scope: 'contacts:read',
+    own: true,
+    path: () => `/v1/contacts/${seen.contact}`,
+  },
   { name: 'GET /v1/leads', scope: 'leads:read', path: () => '/v1/leads?limit=2' },
   { name: 'GET /v1/appointments', scope: 'appointments:read', path: () => '/v1/appointments?limit=2' },
   { name: 'GET /v1/me', scope: null, path: () => '/v1/me' },
@@ -83,7 +97,12 @@ const samples: Sample[] = [
       name: `${name} with ${key}`,
       path,
       key,
-      status: scope !== null && !(scopes as readonly string[]).includes(scope) ? 403 : own && key === 'sk_sandbox_org2' ? 404 : 200,
+      status:
+        scope !== null && !(scopes as readonly string[]).includes(scope)
+          ? 403
+          : own && key === 'sk_sandbox_org2'
+            ? 404
+            : 200,
     })),
     {
       name: `POST /v1/contacts with ${key}`,
@@ -97,13 +116,29 @@ const samples: Sample[] = [
   ]),
   // Filters, since, limit, and the next page of every list.
   { name: 'GET /v1/calls filtered by status', path: () => '/v1/calls?status=completed&limit=3', status: 200 },
-  { name: 'GET /v1/calls filtered by phone (+ as %2B)', path: () => `/v1/calls?phone=${encodeURIComponent(seen.callPhone)}`, status: 200 },
+  {
+    name: 'GET /v1/calls filtered by phone (+ as %2B)',
+    path: () => `/v1/calls?phone=${encodeURIComponent(seen.callPhone)}`,
+    status: 200,
+  },
   { name: 'GET /v1/calls since a date', path: () => '/v1/calls?since=2026-11-19&limit=5', status: 200 },
-  { name: 'GET /v1/calls since a date-time with an offset', path: () => '/v1/calls?since=2026-11-19T09:00:00%2B01:00&limit=5', status: 200 },
+  {
+    name: 'GET /v1/calls since a date-time with an offset',
+    path: () => '/v1/calls?since=2026-11-19T09:00:00%2B01:00&limit=5',
+    status: 200,
+  },
   { name: 'GET /v1/calls with limit=100', path: () => '/v1/calls?limit=100', status: 200 },
   { name: 'GET /v1/calls/{call_id} in upper case', path: () => `/v1/calls/${seen.call.toUpperCase()}`, status: 200 },
-  { name: 'GET /v1/contacts filtered by phone', path: () => `/v1/contacts?phone=${encodeURIComponent(seen.contactPhone)}`, status: 200 },
-  { name: 'GET /v1/leads filtered by status and urgency', path: () => '/v1/leads?status=new&urgency=high', status: 200 },
+  {
+    name: 'GET /v1/contacts filtered by phone',
+    path: () => `/v1/contacts?phone=${encodeURIComponent(seen.contactPhone)}`,
+    status: 200,
+  },
+  {
+    name: 'GET /v1/leads filtered by status and urgency',
+    path: () => '/v1/leads?status=new&urgency=high',
+    status: 200,
+  },
   { name: 'GET /v1/appointments filtered by status', path: () => '/v1/appointments?status=booked', status: 200 },
   ...['calls', 'contacts', 'leads', 'appointments'].map((kind) => ({
     name: `GET /v1/${kind}, the next page`,
@@ -113,45 +148,201 @@ const samples: Sample[] = [
   // Requests the document takes and the sandbox refuses.
   { name: 'GET /v1/calls with an unknown parameter', path: () => '/v1/calls?foo=1', status: 400 },
   { name: 'GET /v1/calls with a malformed cursor', path: () => '/v1/calls?cursor=nope', status: 400 },
-  { name: 'GET /v1/calls with a cursor of other filters', path: () => `/v1/calls?status=failed&cursor=${seen.cursors.calls}`, status: 400 },
+  {
+    name: 'GET /v1/calls with a cursor of other filters',
+    path: () => `/v1/calls?status=failed&cursor=${seen.cursors.calls}`,
+    status: 400,
+  },
   { name: 'GET /v1/calls with since that is no date', path: () => '/v1/calls?since=yesterday', status: 400 },
   { name: 'GET /v1/calls/{call_id} of no call', path: () => `/v1/calls/${UNKNOWN_ID}`, status: 404 },
   { name: 'GET /v1/contacts/{contact_id} of no contact', path: () => `/v1/contacts/${UNKNOWN_ID}`, status: 404 },
   { name: 'GET /v1/me with an unknown key', path: () => '/v1/me', key: 'sk_nobody_has_this', status: 401 },
-  { name: 'POST /v1/contacts with a phone that has a contact (409)', path: () => '/v1/contacts', method: 'POST', headers: json, body: () => JSON.stringify({ phone: seen.contactPhone }), status: 409 },
+  {
+    name: 'POST /v1/contacts with a phone that has a contact (409)',
+    path: () => '/v1/contacts',
+    method: 'POST',
+    headers: json,
+    body: () => JSON.stringify({ phone: seen.contactPhone }),
+    status: 409,
+  },
   // Requests the document forbids: the sandbox's answer when they reach it.
   { name: 'GET /v1/calls with limit=0', path: () => '/v1/calls?limit=0', status: 400, violates: 'query.limit' },
   { name: 'GET /v1/calls with limit=101', path: () => '/v1/calls?limit=101', status: 400, violates: 'query.limit' },
-  { name: 'GET /v1/calls with a status it does not know', path: () => '/v1/calls?status=done', status: 400, violates: 'query.status' },
-  { name: 'GET /v1/calls with a phone whose + came as a space', path: () => '/v1/calls?phone=+14155550123', status: 400, violates: 'query.phone' },
-  { name: 'GET /v1/calls/{call_id} that is no UUID', path: () => '/v1/calls/not-a-uuid', status: 400, violates: 'path.call_id' },
-  { name: 'POST /v1/contacts with bad fields (422)', path: () => '/v1/contacts', method: 'POST', headers: json, body: () => '{"phone":"555","nickname":"D"}', status: 422, violates: 'body' },
-  { name: 'POST /v1/contacts without a phone (422)', path: () => '/v1/contacts', method: 'POST', headers: json, body: () => '{"name":"Dana"}', status: 422, violates: 'body' },
-  { name: 'POST /v1/contacts not as JSON (415)', path: () => '/v1/contacts', method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: () => '{}', status: 415, violates: '' },
-  { name: 'POST /v1/contacts with a JSON array (400)', path: () => '/v1/contacts', method: 'POST', headers: json, body: () => '[1]', status: 400, violates: 'body' },
-  { name: 'GET /_sandbox/requests with limit=0', path: () => '/_sandbox/requests?limit=0', key: null, status: 400, violates: 'query.limit' },
-  { name: 'POST /_sandbox/calls not as JSON (415)', path: () => '/_sandbox/calls', method: 'POST', key: null, headers: { 'Content-Type': 'text/plain' }, body: () => '{}', status: 415, violates: '' },
+  {
+    name: 'GET /v1/calls with a status it does not know',
+    path: () => '/v1/calls?status=done',
+    status: 400,
+    violates: 'query.status',
+  },
+  {
+    name: 'GET /v1/calls with a phone whose + came as a space',
+    path: () => '/v1/calls?phone=+14155550123',
+    status: 400,
+    violates: 'query.phone',
+  },
+  {
+    name: 'GET /v1/calls/{call_id} that is no UUID',
+    path: () => '/v1/calls/not-a-uuid',
+    status: 400,
+    violates: 'path.call_id',
+  },
+  {
+    name: 'POST /v1/contacts with bad fields (422)',
+    path: () => '/v1/contacts',
+    method: 'POST',
+    headers: json,
+    body: () => '{"phone":"555","nickname":"D"}',
+    status: 422,
+    violates: 'body',
+  },
+  {
+    name: 'POST /v1/contacts without a phone (422)',
+    path: () => '/v1/contacts',
+    method: 'POST',
+    headers: json,
+    body: () => '{"name":"Dana"}',
+    status: 422,
+    violates: 'body',
+  },
+  {
+    name: 'POST /v1/contacts not as JSON (415)',
+    path: () => '/v1/contacts',
+    method: 'POST',
+    headers: { 'Content-Type': 'text/plain' },
+    body: () => '{}',
+    status: 415,
+    violates: '',
+  },
+  {
+    name: 'POST /v1/contacts with a JSON array (400)',
+    path: () => '/v1/contacts',
+    method: 'POST',
+    headers: json,
+    body: () => '[1]',
+    status: 400,
+    violates: 'body',
+  },
+  {
+    name: 'GET /_sandbox/requests with limit=0',
+    path: () => '/_sandbox/requests?limit=0',
+    key: null,
+    status: 400,
+    violates: 'query.limit',
+  },
+  {
+    name: 'POST /_sandbox/calls not as JSON (415)',
+    path: () => '/_sandbox/calls',
+    method: 'POST',
+    key: null,
+    headers: { 'Content-Type': 'text/plain' },
+    body: () => '{}',
+    status: 415,
+    violates: '',
+  },
   // Prefer: every status it can force, and a delay.
-  ...FORCEABLE_STATUSES.map((status) => ({ name: `GET /v1/me with Prefer: code=${status}`, path: () => '/v1/me', headers: { Prefer: `code=${status}` }, status })),
-  { name: 'POST /v1/contacts with Prefer: code=422', path: () => '/v1/contacts', method: 'POST', headers: { ...json, Prefer: 'code=422' }, body: () => `{"phone":"+${phone++}"}`, status: 422 },
-  { name: 'GET /v1/calls with Prefer: code=429, delay=10', path: () => '/v1/calls?limit=1', headers: { Prefer: 'code=429, delay=10' }, status: 429 },
+  ...FORCEABLE_STATUSES.map((status) => ({
+    name: `GET /v1/me with Prefer: code=${status}`,
+    path: () => '/v1/me',
+    headers: { Prefer: `code=${status}` },
+    status,
+  })),
+  {
+    name: 'POST /v1/contacts with Prefer: code=422',
+    path: () => '/v1/contacts',
+    method: 'POST',
+    headers: { ...json, Prefer: 'code=422' },
+    body: () => `{"phone":"+${phone++}"}`,
+    status: 422,
+  },
+  {
+    name: 'GET /v1/calls with Prefer: code=429, delay=10',
+    path: () => '/v1/calls?limit=1',
+    headers: { Prefer: 'code=429, delay=10' },
+    status: 429,
+  },
   // The control plane, and the document itself.
   { name: 'GET /_sandbox/health', path: () => '/_sandbox/health', key: null, status: 200 },
   { name: 'GET /_sandbox/clock', path: () => '/_sandbox/clock', key: null, status: 200 },
-  { name: 'POST /_sandbox/clock, moved on by 0 s', path: () => '/_sandbox/clock', method: 'POST', key: null, headers: json, body: () => '{"advance_seconds":0}', status: 200 },
+  {
+    name: 'POST /_sandbox/clock, moved on by 0 s',
+    path: () => '/_sandbox/clock',
+    method: 'POST',
+    key: null,
+    headers: json,
+    body: () => '{"advance_seconds":0}',
+    status: 200,
+  },
   { name: 'GET /_sandbox/scenarios', path: () => '/_sandbox/scenarios', key: null, status: 200 },
   { name: 'GET /_sandbox/requests', path: () => '/_sandbox/requests?limit=5', key: null, status: 200 },
   { name: 'GET /_sandbox/usage', path: () => '/_sandbox/usage', key: null, status: 200 },
-  { name: 'POST /_sandbox/calls, a random caller', path: () => '/_sandbox/calls', method: 'POST', key: null, headers: json, body: () => '{}', status: 201 },
-  { name: 'POST /_sandbox/calls, a live call', path: () => '/_sandbox/calls', method: 'POST', key: null, headers: json, body: () => '{"status":"in-progress"}', status: 201 },
-  { name: 'POST /_sandbox/calls for no organization (422)', path: () => '/_sandbox/calls', method: 'POST', key: null, headers: json, body: () => `{"organization_id":"${UNKNOWN_ID}"}`, status: 422 },
+  {
+    name: 'POST /_sandbox/calls, a random caller',
+    path: () => '/_sandbox/calls',
+    method: 'POST',
+    key: null,
+    headers: json,
+    body: () => '{}',
+    status: 201,
+  },
+  {
+    name: 'POST /_sandbox/calls, a live call',
+    path: () => '/_sandbox/calls',
+    method: 'POST',
+    key: null,
+    headers: json,
+    body: () => '{"status":"in-progress"}',
+    status: 201,
+  },
+  {
+    name: 'POST /_sandbox/calls for no organization (422)',
+    path: () => '/_sandbox/calls',
+    method: 'POST',
+    key: null,
+    headers: json,
+    body: () => `{"organization_id":"${UNKNOWN_ID}"}`,
+    status: 422,
+  },
   { name: 'GET /openapi.json', path: () => '/openapi.json', key: null, status: 200 },
-  { name: 'POST /_sandbox/reset', path: () => '/_sandbox/reset', method: 'POST', key: null, headers: json, body: () => '{}', status: 200 },
-  // What Prism answers itself: a path or a method the document does not have, no Authorization, a body that is not JSON.
-  { name: 'GET /v1/nowhere', path: () => '/v1/nowhere', status: 404, prism: { status: 404, type: 'NO_PATH_MATCHED_ERROR' } },
-  { name: 'DELETE /v1/calls', path: () => '/v1/calls', method: 'DELETE', status: 405, prism: { status: 405, type: 'NO_METHOD_MATCHED_ERROR' } },
-  { name: 'GET /v1/calls without Authorization', path: () => '/v1/calls', key: null, status: 401, prism: { status: 401, type: 'UNAUTHORIZED' } },
-  { name: 'POST /v1/contacts with a body that is not JSON', path: () => '/v1/contacts', method: 'POST', headers: json, body: () => '{"phone":', status: 400, prism: { status: 400, type: '' } },
+  {
+    name: 'POST /_sandbox/reset',
+    path: () => '/_sandbox/reset',
+    method: 'POST',
+    key: null,
+    headers: json,
+    body: () => '{}',
+    status: 200,
+  },
+  // What Prism answers itself: a path or a method the document does not have, no Authorization, a body that is not
+  // JSON.
+  {
+    name: 'GET /v1/nowhere',
+    path: () => '/v1/nowhere',
+    status: 404,
+    prism: { status: 404, type: 'NO_PATH_MATCHED_ERROR' },
+  },
+  {
+    name: 'DELETE /v1/calls',
+    path: () => '/v1/calls',
+    method: 'DELETE',
+    status: 405,
+    prism: { status: 405, type: 'NO_METHOD_MATCHED_ERROR' },
+  },
+  {
+    name: 'GET /v1/calls without Authorization',
+    path: () => '/v1/calls',
+    key: null,
+    status: 401,
+    prism: { status: 401, type: 'UNAUTHORIZED' },
+  },
+  {
+    name: 'POST /v1/contacts with a body that is not JSON',
+    path: () => '/v1/contacts',
+    method: 'POST',
+    headers: json,
+    body: () => '{"phone":',
+    status: 400,
+    prism: { status: 400, type: '' },
+  },
 ]
 
 interface Reply {
@@ -179,18 +370,28 @@ async function send(origin: string, sample: Sample, extraHeaders: Record<string,
 }
 
 /** The answer, shown in a failure message. */
-const show = (reply: Reply) => `${reply.status} sl-violations: ${reply.headers.get('sl-violations')} body: ${reply.text.slice(0, 600)}`
+const show = (reply: Reply) =>
+  `${reply.status} sl-violations: ${reply.headers.get('sl-violations')} body: ${reply.text.slice(0, 600)}`
 
 /** Prism proxying to `upstream`; resolves with its URL once it listens. */
-function startPrism(documentFile: string, upstream: string, options: string[]): { process: ChildProcess; url: Promise<string>; output: () => string } {
-  const child = spawn(process.execPath, [PRISM_CLI, 'proxy', documentFile, upstream, '--errors', ...options, '-p', '0', '-h', '127.0.0.1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+function startPrism(
+  documentFile: string,
+  upstream: string,
+  options: string[],
+): { process: ChildProcess; url: Promise<string>; output: () => string } {
+  const child = spawn(
+    process.execPath,
+    [PRISM_CLI, 'proxy', documentFile, upstream, '--errors', ...options, '-p', '0', '-h', '127.0.0.1'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   // Should the test process end without afterAll (a crash, a kill), Prism ends with it.
   const killOnExit = () => child.kill('SIGKILL')
   process.once('exit', killOnExit)
   child.once('exit', () => process.off('exit', killOnExit))
-  // Prism logs every request: its output is read all along (a full pipe would stall it), and its end kept for failure messages.
+  // Prism logs every request: its output is read all along (a full pipe would stall it), and its end kept for failure
+  // messages.
   let output = ''
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000)
@@ -201,6 +402,7 @@ function startPrism(documentFile: string, upstream: string, options: string[]): 
     const timer = setTimeout(() => reject(new Error(`Prism did not start within 30 s:\n${output}`)), 30_000)
     child.stdout!.on('data', () => {
       // eslint-disable-next-line no-control-regex
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: Prism colours its output; ESC starts each colour code.
       const listening = /Prism is listening on (http:\/\/\S+)/.exec(output.replace(/\x1b\[[0-9;]*m/g, ''))
       if (listening) {
         clearTimeout(timer)
@@ -236,15 +438,23 @@ function startRelay(upstream: string): Promise<Server> {
       const chunks: Buffer[] = []
       for await (const chunk of request) chunks.push(chunk as Buffer)
       const headers = Object.entries(request.headers).flatMap(([name, value]) =>
-        name === 'host' || name === 'connection' || name === 'content-length' || value === undefined ? [] : [[name, String(value)] as [string, string]],
+        name === 'host' || name === 'connection' || name === 'content-length' || value === undefined
+          ? []
+          : [[name, String(value)] as [string, string]],
       )
-      const answer = await fetch(upstream + request.url, { method: request.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined })
+      const answer = await fetch(upstream + request.url, {
+        method: request.method,
+        headers,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      })
       let text = await answer.text()
       if (request.headers[BREAK_THE_ANSWER]) {
         const { meta: _, ...rest } = JSON.parse(text) as Record<string, unknown>
         text = JSON.stringify(rest)
       }
-      const passed = [...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name))
+      const passed = [...answer.headers].filter(
+        ([name]) => !['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name),
+      )
       response.writeHead(answer.status, Object.fromEntries(passed))
       response.end(text)
     } catch (error) {
@@ -259,16 +469,26 @@ describe('Stoplight Prism, proxying to the sandbox with the document it serves',
   let sandbox: RunningServer
   let relay: Server | undefined
   let directory: string | undefined
-  const prisms: Record<'answers' | 'both', { process: ChildProcess; url: Promise<string>; output: () => string } | undefined> = { answers: undefined, both: undefined }
+  const prisms: Record<
+    'answers' | 'both',
+    { process: ChildProcess; url: Promise<string>; output: () => string } | undefined
+  > = { answers: undefined, both: undefined }
   const origins = { answers: '', both: '' }
 
   beforeAll(async () => {
     sandbox = await startServer({ now: NOW, port: 0, quiet: true })
-    const get = async (path: string, key = 'sk_sandbox_all') => (await fetch(sandbox.url + path, { headers: { Authorization: `Bearer ${key}` } })).json() as Promise<any>
+    const get = async (path: string, key = 'sk_sandbox_all') =>
+      (await fetch(sandbox.url + path, { headers: { Authorization: `Bearer ${key}` } })).json() as Promise<any>
     const calls = await get('/v1/calls?limit=2')
     const contacts = await get('/v1/contacts?limit=2')
-    Object.assign(seen, { call: calls.data[0].id, callPhone: calls.data[0].caller_phone, contact: contacts.data[0].id, contactPhone: contacts.data[0].phone })
-    for (const kind of ['calls', 'contacts', 'leads', 'appointments']) seen.cursors[kind] = (await get(`/v1/${kind}?limit=2`)).next_cursor
+    Object.assign(seen, {
+      call: calls.data[0].id,
+      callPhone: calls.data[0].caller_phone,
+      contact: contacts.data[0].id,
+      contactPhone: contacts.data[0].phone,
+    })
+    for (const kind of ['calls', 'contacts', 'leads', 'appointments'])
+      seen.cursors[kind] = (await get(`/v1/${kind}?limit=2`)).next_cursor
 
     directory = mkdtempSync(join(tmpdir(), 'call-sandbox-prism-'))
     const documentFile = join(directory, 'openapi.json')
@@ -298,7 +518,8 @@ describe('Stoplight Prism, proxying to the sandbox with the document it serves',
     expect(reply.headers.get('sl-violations'), show(reply)).toBeNull()
     expect(reply.status, show(reply)).toBe(sample.status)
     expect(reply.headers.get('content-type'), show(reply)).toMatch(/^application\/json/)
-    if (sample.path() !== '/openapi.json') expect(reply.body.meta.request_id, show(reply)).toBe(reply.headers.get('x-request-id'))
+    if (sample.path() !== '/openapi.json')
+      expect(reply.body.meta.request_id, show(reply)).toBe(reply.headers.get('x-request-id'))
   }
 
   describe('checking the answers only (--validate-request false): every answer of the sandbox is one the document allows', () => {
@@ -311,25 +532,42 @@ describe('Stoplight Prism, proxying to the sandbox with the document it serves',
     }
 
     it('turns an answer the document does not allow into its 500, listing the violation in sl-violations', async () => {
-      const reply = await send(origins.answers, { name: 'GET /v1/me', path: () => '/v1/me', status: 200 }, { [BREAK_THE_ANSWER]: '1' })
+      const reply = await send(
+        origins.answers,
+        { name: 'GET /v1/me', path: () => '/v1/me', status: 200 },
+        { [BREAK_THE_ANSWER]: '1' },
+      )
       expectPrismAnswered(reply, { status: 500, type: 'VIOLATIONS' })
-      const violations = JSON.parse(reply.headers.get('sl-violations') ?? '[]') as Array<{ location: string[]; severity: string; message: string }>
-      expect(violations, show(reply)).toContainEqual(expect.objectContaining({ location: ['response', 'body'], severity: 'Error', message: expect.stringContaining("'meta'") }))
+      const violations = JSON.parse(reply.headers.get('sl-violations') ?? '[]') as Array<{
+        location: string[]
+        severity: string
+        message: string
+      }>
+      expect(violations, show(reply)).toContainEqual(
+        expect.objectContaining({
+          location: ['response', 'body'],
+          severity: 'Error',
+          message: expect.stringContaining("'meta'"),
+        }),
+      )
     })
   })
 
   describe('checking requests too: the document takes every request the sandbox takes', () => {
     for (const sample of samples) {
-      const outcome =
-        sample.prism ? `Prism's own ${sample.prism.status}`
-        : sample.violates !== undefined ? `Prism's 422, a violation of the request${sample.violates ? ` at ${sample.violates}` : ''}`
-        : `${sample.status}, no violation`
+      const outcome = sample.prism
+        ? `Prism's own ${sample.prism.status}`
+        : sample.violates !== undefined
+          ? `Prism's 422, a violation of the request${sample.violates ? ` at ${sample.violates}` : ''}`
+          : `${sample.status}, no violation`
       it(`${sample.name}: ${outcome}`, async () => {
         const reply = await send(origins.both, sample)
         if (sample.prism) return expectPrismAnswered(reply, sample.prism)
         if (sample.violates === undefined) return expectPassedClean(reply, sample)
         expectPrismAnswered(reply, { status: 422, type: 'UNPROCESSABLE_ENTITY' })
-        const locations = (reply.body.validation as Array<{ location?: string[] }>).map(({ location = [] }) => location.join('.'))
+        const locations = (reply.body.validation as Array<{ location?: string[] }>).map(({ location = [] }) =>
+          location.join('.'),
+        )
         expect(locations, show(reply)).toContainEqual(sample.violates)
       })
     }

@@ -19,7 +19,12 @@ import { onUnhandled } from './support/onUnhandled.js'
 const LISTS = ['/v1/calls', '/v1/contacts', '/v1/leads', '/v1/appointments']
 
 /** Everything a request answered that the walk checks, without what differs per request (ids, headers of the hop). */
-const comparable = ({ status, body }: { status: number; body: any }) => ({ status, data: body?.data, error: body?.error, has_more: body?.has_more })
+const comparable = ({ status, body }: { status: number; body: any }) => ({
+  status,
+  data: body?.data,
+  error: body?.error,
+  has_more: body?.has_more,
+})
 
 async function driftReport(proxyUrl: string) {
   const { status, body } = await call(`${proxyUrl}/_sandbox/drift`, { key: null })
@@ -42,10 +47,20 @@ describe('proxy mode, in front of a second sandbox', () => {
 
     // The upstream saw the request as the client sent it: its own journal says so, key and all.
     const seen = upstream.sandbox.journal.entries(1)[0]!
-    expect(seen).toMatchObject({ method: 'GET', path: '/v1/calls', query: { limit: '3', status: 'completed' }, key: 'sk_sandbox_all', request_id: through.body.meta.request_id })
+    expect(seen).toMatchObject({
+      method: 'GET',
+      path: '/v1/calls',
+      query: { limit: '3', status: 'completed' },
+      key: 'sk_sandbox_all',
+      request_id: through.body.meta.request_id,
+    })
 
     // A body goes on as it was sent; the upstream's 201 and Location come back.
-    const created = await call(`${proxy.url}/v1/contacts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550123","name":"Dana Whitfield"}' })
+    const created = await call(`${proxy.url}/v1/contacts`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"phone":"+14155550123","name":"Dana Whitfield"}',
+    })
     expect(created.status).toBe(201)
     expect(created.headers.get('location')).toBe(`/v1/contacts/${created.body.data.id}`)
     expect(created.headers.get('x-sandbox-contract')).toBe('ok')
@@ -66,11 +81,18 @@ describe('proxy mode, in front of a second sandbox', () => {
     for (const key of ['sk_sandbox_all', 'sk_sandbox_org2', 'sk_sandbox_readonly']) {
       await through('/v1/me', { key })
       for (const list of LISTS) {
-        for (const page of await pagesOf(proxy.url, `${list}?limit=100`, key)) verdicts.push(`GET ${list} (a page) ${page.status} ${page.headers.get('x-sandbox-contract')}`)
+        for (const page of await pagesOf(proxy.url, `${list}?limit=100`, key))
+          verdicts.push(`GET ${list} (a page) ${page.status} ${page.headers.get('x-sandbox-contract')}`)
       }
     }
-    for (const path of ['/v1/calls?status=completed&limit=37', '/v1/leads?status=new&urgency=high', '/v1/appointments?status=confirmed', '/v1/calls?since=2026-11-01T00:00:00Z']) {
-      for (const page of await pagesOf(proxy.url, path)) verdicts.push(`GET ${path} ${page.status} ${page.headers.get('x-sandbox-contract')}`)
+    for (const path of [
+      '/v1/calls?status=completed&limit=37',
+      '/v1/leads?status=new&urgency=high',
+      '/v1/appointments?status=confirmed',
+      '/v1/calls?since=2026-11-01T00:00:00Z',
+    ]) {
+      for (const page of await pagesOf(proxy.url, path))
+        verdicts.push(`GET ${path} ${page.status} ${page.headers.get('x-sandbox-contract')}`)
     }
     const { body: calls } = await through('/v1/calls?limit=5')
     for (const { id } of calls.data) await through(`/v1/calls/${id}`)
@@ -131,17 +153,28 @@ describe('proxy mode, in front of a second sandbox', () => {
     expect(upstream.sandbox.health().records.calls).toBe(proxy.sandbox.health().records.calls - 1)
   })
 
-  it('answers a browser on another origin (CORS, the headers it may read) and logs one line a request, as for the sandbox\'s own answers', async () => {
+  it("answers a browser on another origin (CORS, the headers it may read) and logs one line a request, as for the sandbox's own answers", async () => {
     const upstream = await sandboxServer()
     const lines: string[] = []
     const proxy = await sandboxServer({ proxy: upstream.url, quiet: false, log: (line) => lines.push(line) })
     const got = await call(`${proxy.url}/v1/me`, { headers: { Origin: 'https://app.example.com' } })
     expect(got.headers.get('access-control-allow-origin')).toBe('*')
-    expect(got.headers.get('access-control-expose-headers')?.split(',')).toEqual(expect.arrayContaining(['X-Request-Id', 'X-Sandbox-Contract', 'X-Sandbox-Request-Id']))
-    const preflight = await fetch(`${proxy.url}/v1/me`, { method: 'OPTIONS', headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } })
+    expect(got.headers.get('access-control-expose-headers')?.split(',')).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'X-Sandbox-Contract', 'X-Sandbox-Request-Id']),
+    )
+    const preflight = await fetch(`${proxy.url}/v1/me`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example.com',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    })
     expect(preflight.status).toBe(204)
     await new Promise((resolve) => setImmediate(resolve))
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^GET /v1/me 200 [\\d.]+ ms ${got.headers.get('x-request-id')}$`)))
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^GET /v1/me 200 [\\d.]+ ms ${got.headers.get('x-request-id')}$`)),
+    )
   })
 
   it('journals each request with what its answer broke, and the key never as sent', async () => {
@@ -168,29 +201,42 @@ describe('proxy mode, in front of a second sandbox', () => {
     expect((await driftReport(proxy.url)).answers).toBe(1)
     await call(`${proxy.url}/_sandbox/reset`, { key: null, method: 'POST' })
     expect((await driftReport(proxy.url)).answers).toBe(0)
-    expect(await driftReport(upstream.url)).toEqual({ upstream: null, since: null, answers: 0, answers_with_violations: 0, unanswered: 0, endpoints: [] })
+    expect(await driftReport(upstream.url)).toEqual({
+      upstream: null,
+      since: null,
+      answers: 0,
+      answers_with_violations: 0,
+      unanswered: 0,
+      endpoints: [],
+    })
   })
 
   it.each([
     ['on its baseUrl', 'https://api.proxied.test'],
     // Its handlers then answer /v1/ on any origin, the upstream's too.
     ['on any origin', undefined],
-  ])("works in process too, %s: createSandbox({ proxy }) in msw's setupServer reaches the real upstream, not its own handlers", async (_, baseUrl) => {
-    const upstream = await sandboxServer()
-    const sandbox = createSandbox({ now: NOW, baseUrl, proxy: upstream.url })
-    const server = setupServer(...sandbox.handlers)
-    server.listen(onUnhandled('error'))
-    try {
-      const got = await call('https://api.proxied.test/v1/me')
-      expect(got.status).toBe(200)
-      expect(got.headers.get('x-sandbox-contract')).toBe('ok')
-      expect(upstream.sandbox.journal.entries(1)[0]).toMatchObject({ path: '/v1/me', request_id: got.body.meta.request_id })
-      expect(sandbox.proxy?.drift.report().answers).toBe(1)
-    } finally {
-      server.close()
-      sandbox.stop()
-    }
-  })
+  ])(
+    "works in process too, %s: createSandbox({ proxy }) in msw's setupServer reaches the real upstream, not its own handlers",
+    async (_, baseUrl) => {
+      const upstream = await sandboxServer()
+      const sandbox = createSandbox({ now: NOW, baseUrl, proxy: upstream.url })
+      const server = setupServer(...sandbox.handlers)
+      server.listen(onUnhandled('error'))
+      try {
+        const got = await call('https://api.proxied.test/v1/me')
+        expect(got.status).toBe(200)
+        expect(got.headers.get('x-sandbox-contract')).toBe('ok')
+        expect(upstream.sandbox.journal.entries(1)[0]).toMatchObject({
+          path: '/v1/me',
+          request_id: got.body.meta.request_id,
+        })
+        expect(sandbox.proxy?.drift.report().answers).toBe(1)
+      } finally {
+        server.close()
+        sandbox.stop()
+      }
+    },
+  )
 })
 
 /**
@@ -208,11 +254,16 @@ async function driftedUpstream(): Promise<string> {
   return fakeUpstream(async (request, response) => {
     const url = new URL(request.url!, 'http://upstream.test')
     if (url.pathname === '/v1/leads') {
-      response.writeHead(500, { 'Content-Type': 'text/html' }).end('<html><body><h1>500 Internal Server Error</h1></body></html>')
+      response
+        .writeHead(500, { 'Content-Type': 'text/html' })
+        .end('<html><body><h1>500 Internal Server Error</h1></body></html>')
       return
     }
     if (url.pathname === '/v1/calls' && url.searchParams.get('limit') === '500') url.searchParams.set('limit', '50')
-    const answered = (await answer(world, new Request(url, { method: request.method, headers: headersOf(request), body: await bodyOf(request) })))!
+    const answered = (await answer(
+      world,
+      new Request(url, { method: request.method, headers: headersOf(request), body: await bodyOf(request) }),
+    ))!
     const body = JSON.parse(await answered.text())
     if (url.pathname === '/v1/contacts' && Array.isArray(body.data)) {
       body.data = body.data.map(({ phone, ...contact }: { phone: string }) => ({ ...contact, phone_number: phone }))
@@ -259,28 +310,49 @@ describe('proxy mode, in front of an upstream that drifts from the contract', ()
     const leads = await through('/v1/leads')
     const clean = await through(`/v1/calls/${first.body.data[0].id}`)
 
-    // The answers come back as the upstream gave them, marked; one that is not JSON as the contract's envelope naming what came.
+    // The answers come back as the upstream gave them, marked; one that is not JSON as the contract's envelope naming
+    // what came.
     expect(leads.status).toBe(502)
-    expect(leads.body.error).toMatchObject({ type: 'api_error', code: 'upstream_not_json', message: expect.stringMatching(/answered 500 with text\/html, not JSON/) })
+    expect(leads.body.error).toMatchObject({
+      type: 'api_error',
+      code: 'upstream_not_json',
+      message: expect.stringMatching(/answered 500 with text\/html, not JSON/),
+    })
     expect(clean.status).toBe(200)
     expect(marks.get(`/v1/calls/${first.body.data[0].id}`)).toBe('ok')
-    for (const [path, mark] of marks) if (!path.startsWith('/v1/calls/')) expect(mark, path).toMatch(/^violations=[1-9]\d*$/)
+    for (const [path, mark] of marks)
+      if (!path.startsWith('/v1/calls/')) expect(mark, path).toMatch(/^violations=[1-9]\d*$/)
     expect(marks.get('/v1/contacts?limit=2')).toBe('violations=4') // two contacts, each without phone and with phone_number
 
     const report = await driftReport(proxy.url)
-    const rulesOf = (endpoint: string) => Object.fromEntries(report.endpoints.find((entry: { endpoint: string }) => entry.endpoint === endpoint).rules.map((rule: { rule: string }) => [rule.rule, rule]))
+    const rulesOf = (endpoint: string) =>
+      Object.fromEntries(
+        report.endpoints
+          .find((entry: { endpoint: string }) => entry.endpoint === endpoint)
+          .rules.map((rule: { rule: string }) => [rule.rule, rule]),
+      )
     const calls = rulesOf('GET /v1/calls')
     expect(Object.keys(calls).sort()).toEqual(['duplicate', 'order', 'status'])
     expect(calls.order.examples[0]).toMatchObject({ request: 'GET /v1/calls?limit=3', field: 'data[1]' })
-    expect(calls.duplicate.examples[0]).toMatchObject({ field: 'data[0].id', got: JSON.stringify(first.body.data[2].id) })
+    expect(calls.duplicate.examples[0]).toMatchObject({
+      field: 'data[0].id',
+      got: JSON.stringify(first.body.data[2].id),
+    })
     expect(calls.duplicate.examples[0].request).toContain('cursor=')
-    expect(calls.status.examples[0]).toMatchObject({ request: 'GET /v1/calls?limit=500', field: '(status)', got: '200' })
+    expect(calls.status.examples[0]).toMatchObject({
+      request: 'GET /v1/calls?limit=500',
+      field: '(status)',
+      got: '200',
+    })
     expect(calls.status.examples[0].expected).toMatch(/^400 .*limit must be an integer from 1 to 100/)
 
     const contacts = rulesOf('GET /v1/contacts')
     expect(Object.keys(contacts).sort()).toEqual(['fields', 'schema'])
     expect(contacts.fields).toMatchObject({ violations: 2, answers: 1 })
-    expect(contacts.fields.examples[0]).toMatchObject({ field: 'data[0].phone_number', expected: expect.stringContaining('no such field') })
+    expect(contacts.fields.examples[0]).toMatchObject({
+      field: 'data[0].phone_number',
+      expected: expect.stringContaining('no such field'),
+    })
     expect(contacts.schema.examples[0]).toMatchObject({ field: 'data[0].phone', got: '(missing)' })
 
     const me = rulesOf('GET /v1/me')
@@ -301,17 +373,29 @@ describe('proxy mode, in front of an upstream that drifts from the contract', ()
     const { body } = await call(`${proxy.url}/_sandbox/requests?limit=7`, { key: null })
     const contactsEntry = body.data.find((entry: { path: string }) => entry.path === '/v1/contacts')
     expect(contactsEntry.contract.violation_count).toBe(4)
-    expect(contactsEntry.contract.violations).toContainEqual({ rule: 'fields', field: 'data[1].phone_number', expected: expect.any(String), got: expect.stringMatching(/^"\+1\d{10}"$/) })
+    expect(contactsEntry.contract.violations).toContainEqual({
+      rule: 'fields',
+      field: 'data[1].phone_number',
+      expected: expect.any(String),
+      got: expect.stringMatching(/^"\+1\d{10}"$/),
+    })
   })
 })
 
-it("holds a key to the scopes GET /v1/me gave it: once the upstream said them, a 200 where the key lacks the scope is a wrong status", async () => {
+it('holds a key to the scopes GET /v1/me gave it: once the upstream said them, a 200 where the key lacks the scope is a wrong status', async () => {
   const world = createSandbox({ now: NOW })
   await world.ready
   // An upstream whose keys read every list, whatever their scopes: it answers the leads of sk_sandbox_calls.
   const upstream = await fakeUpstream(async (request, response) => {
     const url = new URL(request.url!, 'http://upstream.test')
-    const answered = (await answer(world, new Request(url, { headers: { authorization: url.pathname === '/v1/me' ? request.headers.authorization! : 'Bearer sk_sandbox_all' } })))!
+    const answered = (await answer(
+      world,
+      new Request(url, {
+        headers: {
+          authorization: url.pathname === '/v1/me' ? request.headers.authorization! : 'Bearer sk_sandbox_all',
+        },
+      }),
+    ))!
     response.writeHead(answered.status, Object.fromEntries(answered.headers)).end(await answered.text())
   })
   const proxy = await sandboxServer({ proxy: upstream })
@@ -319,8 +403,16 @@ it("holds a key to the scopes GET /v1/me gave it: once the upstream said them, a
   expect((await call(`${proxy.url}/v1/leads?limit=1`, { key })).headers.get('x-sandbox-contract')).toBe('ok')
   expect((await call(`${proxy.url}/v1/me`, { key })).body.data.scopes).toEqual(['calls:read'])
   expect((await call(`${proxy.url}/v1/leads?limit=1`, { key })).headers.get('x-sandbox-contract')).toBe('violations=1')
-  const { examples } = (await driftReport(proxy.url)).endpoints.find(({ endpoint }: { endpoint: string }) => endpoint === 'GET /v1/leads').rules[0]
-  expect(examples).toEqual([expect.objectContaining({ field: '(status)', expected: '403 or 401: the key lacks leads:read (its scopes, as GET /v1/me said: calls:read)', got: '200' })])
+  const { examples } = (await driftReport(proxy.url)).endpoints.find(
+    ({ endpoint }: { endpoint: string }) => endpoint === 'GET /v1/leads',
+  ).rules[0]
+  expect(examples).toEqual([
+    expect.objectContaining({
+      field: '(status)',
+      expected: '403 or 401: the key lacks leads:read (its scopes, as GET /v1/me said: calls:read)',
+      got: '200',
+    }),
+  ])
 })
 
 it('passes on a compressed answer decoded, without its Content-Encoding, though it asked for none', async () => {
@@ -331,8 +423,15 @@ it('passes on a compressed answer decoded, without its Content-Encoding, though 
     // No msw listens in this process now: nothing of msw's goes to the service.
     expect(request.headers.accept ?? '').not.toContain('msw/passthrough')
     expect(request.headers.via).toMatch(/^1\.1 call-sandbox-/)
-    const answered = (await answer(world, new Request(new URL(request.url!, 'http://upstream.test'), { headers: { authorization: request.headers.authorization! } })))!
-    response.writeHead(answered.status, { ...Object.fromEntries(answered.headers), 'Content-Encoding': 'gzip' }).end(gzipSync(await answered.text()))
+    const answered = (await answer(
+      world,
+      new Request(new URL(request.url!, 'http://upstream.test'), {
+        headers: { authorization: request.headers.authorization! },
+      }),
+    ))!
+    response
+      .writeHead(answered.status, { ...Object.fromEntries(answered.headers), 'Content-Encoding': 'gzip' })
+      .end(gzipSync(await answered.text()))
   })
   const proxy = await sandboxServer({ proxy: upstream })
   const got = await call(`${proxy.url}/v1/me`)
@@ -351,20 +450,54 @@ describe('proxy mode, when the upstream gives no answer', () => {
     return port
   }
 
-  const cases: Array<{ name: string; upstream: () => Promise<string>; status: number; code: string; message: RegExp }> = [
-    { name: 'the connection is refused', upstream: async () => `http://127.0.0.1:${await closedPort()}`, status: 502, code: 'upstream_unreachable', message: /refused/ },
-    { name: 'the host does not exist', upstream: async () => 'http://no-such-upstream.invalid', status: 502, code: 'upstream_unreachable', message: /no such host/ },
-    { name: 'TLS fails (https to a plain HTTP server)', upstream: async () => (await fakeUpstream((_, response) => response.end('{}'))).replace('http:', 'https:'), status: 502, code: 'upstream_unreachable', message: /TLS failed/ },
-    { name: 'the connection drops before an answer', upstream: () => fakeUpstream((request) => request.socket.destroy()), status: 502, code: 'upstream_unreachable', message: /closed/ },
-    { name: 'it never answers', upstream: () => fakeUpstream(() => undefined), status: 504, code: 'upstream_timeout', message: /did not answer within 300 ms/ },
-    {
-      name: 'its body stops halfway',
-      upstream: () => fakeUpstream((_, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).write('{"data": [')),
-      status: 504,
-      code: 'upstream_timeout',
-      message: /did not answer within 300 ms/,
-    },
-  ]
+  const cases: Array<{ name: string; upstream: () => Promise<string>; status: number; code: string; message: RegExp }> =
+    [
+      {
+        name: 'the connection is refused',
+        upstream: async () => `http://127.0.0.1:${await closedPort()}`,
+        status: 502,
+        code: 'upstream_unreachable',
+        message: /refused/,
+      },
+      {
+        name: 'the host does not exist',
+        upstream: async () => 'http://no-such-upstream.invalid',
+        status: 502,
+        code: 'upstream_unreachable',
+        message: /no such host/,
+      },
+      {
+        name: 'TLS fails (https to a plain HTTP server)',
+        upstream: async () => (await fakeUpstream((_, response) => response.end('{}'))).replace('http:', 'https:'),
+        status: 502,
+        code: 'upstream_unreachable',
+        message: /TLS failed/,
+      },
+      {
+        name: 'the connection drops before an answer',
+        upstream: () => fakeUpstream((request) => request.socket.destroy()),
+        status: 502,
+        code: 'upstream_unreachable',
+        message: /closed/,
+      },
+      {
+        name: 'it never answers',
+        upstream: () => fakeUpstream(() => undefined),
+        status: 504,
+        code: 'upstream_timeout',
+        message: /did not answer within 300 ms/,
+      },
+      {
+        name: 'its body stops halfway',
+        upstream: () =>
+          fakeUpstream((_, response) =>
+            response.writeHead(200, { 'Content-Type': 'application/json' }).write('{"data": ['),
+          ),
+        status: 504,
+        code: 'upstream_timeout',
+        message: /did not answer within 300 ms/,
+      },
+    ]
 
   for (const { name, upstream, status, code, message } of cases) {
     it(`answers ${status} ${code} in the contract's envelope, at once or by the timeout, when ${name}`, async () => {
@@ -378,7 +511,11 @@ describe('proxy mode, when the upstream gives no answer', () => {
       expect(got.headers.get('x-request-id')).toBe(got.body.meta.request_id)
       expect(got.headers.get('x-sandbox-request-id')).toBe(got.body.meta.request_id)
       const report = await driftReport(proxy.url)
-      expect(report).toMatchObject({ answers: 0, unanswered: 1, endpoints: [{ endpoint: 'GET /v1/calls', unanswered: 1, rules: [] }] })
+      expect(report).toMatchObject({
+        answers: 0,
+        unanswered: 1,
+        endpoints: [{ endpoint: 'GET /v1/calls', unanswered: 1, rules: [] }],
+      })
     })
   }
 
@@ -405,7 +542,9 @@ describe('proxy mode, when the upstream gives no answer', () => {
     await expect(sandboxServer({ proxy: 'api.example.com' })).rejects.toThrow(/absolute URL/)
     await expect(sandboxServer({ proxy: 'ftp://api.example.com' })).rejects.toThrow(/http: or https:/)
     await expect(sandboxServer({ proxy: 'https://user:secret@api.example.com' })).rejects.toThrow(/user or password/)
-    await expect(sandboxServer({ proxy: { upstream: 'https://api.example.com', timeoutMs: 0 } })).rejects.toThrow(/timeoutMs/)
+    await expect(sandboxServer({ proxy: { upstream: 'https://api.example.com', timeoutMs: 0 } })).rejects.toThrow(
+      /timeoutMs/,
+    )
   })
 })
 

@@ -14,7 +14,12 @@ it('shows the newest calls first', async () => {
   })
   const { data } = await response.json()
   expect(data).toHaveLength(5)
-  expect(data.map((call: { created_at: string }) => call.created_at)).toEqual(data.map((call: { created_at: string }) => call.created_at).sort().reverse())
+  expect(data.map((call: { created_at: string }) => call.created_at)).toEqual(
+    data
+      .map((call: { created_at: string }) => call.created_at)
+      .sort()
+      .reverse(),
+  )
 })
 
 it('runs the in-process examples of the README', async () => {

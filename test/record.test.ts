@@ -31,9 +31,14 @@ async function recorded() {
   const file = join(tempFolder('record'), 'recorded.json')
   const upstream = await sandboxServer()
   const proxy = await sandboxServer({ proxy: upstream.url, record: file })
-  const created = await call(`${proxy.url}/v1/contacts`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550123","name":"Dana Whitfield"}' })
+  const created = await call(`${proxy.url}/v1/contacts`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"phone":"+14155550123","name":"Dana Whitfield"}',
+  })
   expect(created.status).toBe(201)
-  for (const key of ['sk_sandbox_all', 'sk_sandbox_org2']) for (const list of LISTS) await walk(proxy.url, `${list}?limit=100`, key)
+  for (const key of ['sk_sandbox_all', 'sk_sandbox_org2'])
+    for (const list of LISTS) await walk(proxy.url, `${list}?limit=100`, key)
   const newest = (await call(`${proxy.url}/v1/calls?limit=3`)).body.data as Array<{ id: string }>
   for (const { id } of newest) expect((await call(`${proxy.url}/v1/calls/${id}`)).status).toBe(200)
   expect((await call(`${proxy.url}/v1/me`, { key: 'sk_sandbox_readonly' })).status).toBe(200)
@@ -47,15 +52,26 @@ describe('--record FILE, then --world FILE', () => {
     const world = await sandboxServer({ world: file })
 
     for (const list of LISTS) {
-      expect(await walk(world.url, `${list}?limit=7`, 'sk_recorded_1'), list).toEqual(await walk(upstream.url, `${list}?limit=100`, 'sk_sandbox_all'))
-      expect(await walk(world.url, list, 'sk_recorded_2'), list).toEqual(await walk(upstream.url, list, 'sk_sandbox_org2'))
+      expect(await walk(world.url, `${list}?limit=7`, 'sk_recorded_1'), list).toEqual(
+        await walk(upstream.url, `${list}?limit=100`, 'sk_sandbox_all'),
+      )
+      expect(await walk(world.url, list, 'sk_recorded_2'), list).toEqual(
+        await walk(upstream.url, list, 'sk_sandbox_org2'),
+      )
     }
     // A call seen on its own comes back with its messages, times and all.
-    for (const id of newest) expect((await call(`${world.url}/v1/calls/${id}`, { key: 'sk_recorded_1' })).body.data).toEqual((await call(`${upstream.url}/v1/calls/${id}`)).body.data)
+    for (const id of newest)
+      expect((await call(`${world.url}/v1/calls/${id}`, { key: 'sk_recorded_1' })).body.data).toEqual(
+        (await call(`${upstream.url}/v1/calls/${id}`)).body.data,
+      )
     expect((await call(`${world.url}/v1/contacts/${created.id}`, { key: 'sk_recorded_1' })).body.data).toEqual(created)
     // The sandbox's own filters and cursors over them.
-    expect(await walk(world.url, '/v1/calls?status=failed&limit=5', 'sk_recorded_1')).toEqual(await walk(upstream.url, '/v1/calls?status=failed', 'sk_sandbox_all'))
-    expect(await walk(world.url, '/v1/leads?urgency=high', 'sk_recorded_1')).toEqual(await walk(upstream.url, '/v1/leads?urgency=high', 'sk_sandbox_all'))
+    expect(await walk(world.url, '/v1/calls?status=failed&limit=5', 'sk_recorded_1')).toEqual(
+      await walk(upstream.url, '/v1/calls?status=failed', 'sk_sandbox_all'),
+    )
+    expect(await walk(world.url, '/v1/leads?urgency=high', 'sk_recorded_1')).toEqual(
+      await walk(upstream.url, '/v1/leads?urgency=high', 'sk_sandbox_all'),
+    )
     // The account, as the upstream said it, for each key that recorded.
     const me = async (base: string, key: string) => (await call(`${base}/v1/me`, { key })).body.data
     expect(await me(world.url, 'sk_recorded_1')).toEqual(await me(upstream.url, 'sk_sandbox_all'))
@@ -70,9 +86,20 @@ describe('--record FILE, then --world FILE', () => {
     expect((await call(`${world.url}/v1/calls/${org2Call.id}`, { key: 'sk_recorded_2' })).status).toBe(200)
     expect((await call(`${world.url}/v1/calls/${org2Call.id}`, { key: 'sk_recorded_1' })).status).toBe(404)
     expect((await call(`${world.url}/v1/calls/${org2Call.id}`, { key: 'sk_recorded_3' })).status).toBe(404)
-    expect((await call(`${world.url}/v1/contacts`, { key: 'sk_recorded_3', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550100"}' })).status).toBe(403)
+    expect(
+      (
+        await call(`${world.url}/v1/contacts`, {
+          key: 'sk_recorded_3',
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"phone":"+14155550100"}',
+        })
+      ).status,
+    ).toBe(403)
     expect((await call(`${world.url}/v1/me`, { key: 'sk_sandbox_all' })).status).toBe(401)
-    expect(world.sandbox.organizations.map(({ organization_id, keys }) => [organization_id, keys.map(({ key }) => key)])).toEqual([
+    expect(
+      world.sandbox.organizations.map(({ organization_id, keys }) => [organization_id, keys.map(({ key }) => key)]),
+    ).toEqual([
       [ORG_1, ['sk_recorded_1', 'sk_recorded_3']],
       [ORG_2, ['sk_recorded_2']],
     ])
@@ -81,10 +108,22 @@ describe('--record FILE, then --world FILE', () => {
   it('writes no key, no Authorization, no cookie: nothing but the answers\u2019 bodies', async () => {
     const { file } = await recorded()
     const text = readFileSync(file, 'utf8')
-    for (const secret of ['sk_sandbox', 'Bearer', 'authorization', 'cookie', 'x-request-id', 'req_']) expect(text.toLowerCase(), secret).not.toContain(secret.toLowerCase())
+    for (const secret of ['sk_sandbox', 'Bearer', 'authorization', 'cookie', 'x-request-id', 'req_'])
+      expect(text.toLowerCase(), secret).not.toContain(secret.toLowerCase())
     const recording = JSON.parse(text)
-    expect(recording).toMatchObject({ format: 'call-sandbox recording', version: 1, recorded_at: '2026-11-20T12:00:00.000Z' })
-    expect(Object.keys(recording).sort()).toEqual(['format', 'organizations', 'recorded_at', 'records', 'upstream', 'version'])
+    expect(recording).toMatchObject({
+      format: 'call-sandbox recording',
+      version: 1,
+      recorded_at: '2026-11-20T12:00:00.000Z',
+    })
+    expect(Object.keys(recording).sort()).toEqual([
+      'format',
+      'organizations',
+      'recorded_at',
+      'records',
+      'upstream',
+      'version',
+    ])
   })
 
   it('stands at the instant of the recording, and a reset comes back to the recorded records', async () => {
@@ -92,7 +131,16 @@ describe('--record FILE, then --world FILE', () => {
     const world = await sandboxServer({ world: file })
     expect(world.sandbox.clock.iso()).toBe('2026-11-20T12:00:00.000Z')
     const before = world.sandbox.health().records
-    expect((await call(`${world.url}/v1/contacts`, { key: 'sk_recorded_1', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550101"}' })).status).toBe(201)
+    expect(
+      (
+        await call(`${world.url}/v1/contacts`, {
+          key: 'sk_recorded_1',
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"phone":"+14155550101"}',
+        })
+      ).status,
+    ).toBe(201)
     await call(`${world.url}/_sandbox/reset`, { key: null, method: 'POST' })
     expect(world.sandbox.health().records).toEqual(before)
     // A session of the recorded world is that world too.
@@ -103,10 +151,17 @@ describe('--record FILE, then --world FILE', () => {
     const { file } = await recorded()
     const data = join(tempFolder('record-data'), 'data.json')
     const first = await sandboxServer({ world: file, data })
-    const created = await call(`${first.url}/v1/contacts`, { key: 'sk_recorded_1', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550102"}' })
+    const created = await call(`${first.url}/v1/contacts`, {
+      key: 'sk_recorded_1',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"phone":"+14155550102"}',
+    })
     await closeServer(first)
     const again = await sandboxServer({ world: file, data })
-    expect((await call(`${again.url}/v1/contacts/${created.body.data.id}`, { key: 'sk_recorded_1' })).body.data).toEqual(created.body.data)
+    expect(
+      (await call(`${again.url}/v1/contacts/${created.body.data.id}`, { key: 'sk_recorded_1' })).body.data,
+    ).toEqual(created.body.data)
     // The data file belongs to that recording: a seeded world does not take it.
     await closeServer(again)
     await expect(sandboxServer({ data })).rejects.toThrow(DataFileError)
@@ -128,12 +183,27 @@ describe('files --record and --world refuse', () => {
 
   const badFiles: Array<{ name: string; content: string; error: RegExp }> = [
     { name: 'a file that is no JSON', content: 'not json', error: /cannot be read as JSON/ },
-    { name: 'a data file', content: JSON.stringify({ format: 'call-sandbox data', version: 3 }), error: /is a data file \(--data\), not a recording/ },
+    {
+      name: 'a data file',
+      content: JSON.stringify({ format: 'call-sandbox data', version: 3 }),
+      error: /is a data file \(--data\), not a recording/,
+    },
     { name: 'some other JSON', content: '{"calls":[]}', error: /is not a call-sandbox recording/ },
-    { name: 'a damaged recording', content: JSON.stringify({ format: 'call-sandbox recording', version: 1 }), error: /is a damaged recording/ },
+    {
+      name: 'a damaged recording',
+      content: JSON.stringify({ format: 'call-sandbox recording', version: 1 }),
+      error: /is a damaged recording/,
+    },
     {
       name: 'a recording of nothing yet',
-      content: JSON.stringify({ format: 'call-sandbox recording', version: 1, upstream: 'x', recorded_at: '2026-11-20T12:00:00.000Z', organizations: [], records: { calls: [], contacts: [], leads: [], appointments: [] } }),
+      content: JSON.stringify({
+        format: 'call-sandbox recording',
+        version: 1,
+        upstream: 'x',
+        recorded_at: '2026-11-20T12:00:00.000Z',
+        organizations: [],
+        records: { calls: [], contacts: [], leads: [], appointments: [] },
+      }),
       error: /recorded nothing yet/,
     },
   ]
@@ -156,14 +226,18 @@ describe('files --record and --world refuse', () => {
     const failed = sandboxServer({ world: file })
     await expect(failed).rejects.toThrow(RecordingFileError)
     await expect(failed).rejects.toThrow(/records\.calls\[0\]\.caller_phone/)
-    await expect(failed).rejects.toThrow(/records\.leads\[0\]: organization 00000000-0000-4000-8000-000000000000 is none of the organizations/)
+    await expect(failed).rejects.toThrow(
+      /records\.leads\[0\]: organization 00000000-0000-4000-8000-000000000000 is none of the organizations/,
+    )
     await expect(failed).rejects.toThrow(/appears twice/)
   })
 
   it('--data names a recording given to it, and leaves it as it is', async () => {
     const { file } = await recorded()
     const before = readFileSync(file, 'utf8')
-    await expect(sandboxServer({ data: file })).rejects.toThrow(/is a recording \(--record\), not a data file: start a sandbox from it with --world/)
+    await expect(sandboxServer({ data: file })).rejects.toThrow(
+      /is a recording \(--record\), not a data file: start a sandbox from it with --world/,
+    )
     expect(readFileSync(file, 'utf8')).toBe(before)
   })
 })

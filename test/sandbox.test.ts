@@ -6,7 +6,11 @@ import { addedEndings, endingOf } from './support/endings.js'
 import { inProcess, NOW, ORG_1, ORG_2, walk, type Transport } from './support/transports.js'
 
 async function snapshot(api: Transport) {
-  const lists = await Promise.all(['/v1/calls?limit=100', '/v1/contacts?limit=100', '/v1/leads?limit=100', '/v1/appointments?limit=100'].map((path) => walk(api, path)))
+  const lists = await Promise.all(
+    ['/v1/calls?limit=100', '/v1/contacts?limit=100', '/v1/leads?limit=100', '/v1/appointments?limit=100'].map((path) =>
+      walk(api, path),
+    ),
+  )
   return JSON.stringify(lists)
 }
 
@@ -14,14 +18,18 @@ describe('createSandbox', () => {
   it('gives one MSW handler for the whole API, and loads its world before answering', async () => {
     const sandbox = createSandbox({ now: NOW })
     expect(sandbox.handlers).toHaveLength(1)
-    const response = await getResponse(sandbox.handlers, new Request('https://anywhere.example/v1/me', { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+    const response = await getResponse(
+      sandbox.handlers,
+      new Request('https://anywhere.example/v1/me', { headers: { Authorization: 'Bearer sk_sandbox_all' } }),
+    )
     expect(response?.status).toBe(200)
     expect(sandbox.db.count('calls', ORG_1)).toBe(300)
   })
 
   it('matches any origin by default, and only baseUrl (with its path) when given', async () => {
     const sandbox = createSandbox({ now: NOW, baseUrl: 'https://api.example.com/call-api/' })
-    const ask = (url: string) => getResponse(sandbox.handlers, new Request(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+    const ask = (url: string) =>
+      getResponse(sandbox.handlers, new Request(url, { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
     expect((await ask('https://api.example.com/call-api/v1/me'))?.status).toBe(200)
     expect(await ask('https://api.example.com/v1/me')).toBeUndefined()
     expect(await ask('https://other.example/call-api/v1/me')).toBeUndefined()
@@ -65,12 +73,25 @@ describe('createSandbox', () => {
         },
       ],
     })
-    const me = await getResponse(sandbox.handlers, new Request('https://x.example/v1/me', { headers: { Authorization: 'Bearer sk_test_vet_frontdesk' } }))
-    expect((await me!.json()).data).toMatchObject({ organization_name: 'Northside Animal Hospital', scopes: ['calls:read'] })
-    const calls = await getResponse(sandbox.handlers, new Request('https://x.example/v1/calls?limit=100', { headers: { Authorization: 'Bearer sk_test_vet_frontdesk' } }))
+    const me = await getResponse(
+      sandbox.handlers,
+      new Request('https://x.example/v1/me', { headers: { Authorization: 'Bearer sk_test_vet_frontdesk' } }),
+    )
+    expect((await me!.json()).data).toMatchObject({
+      organization_name: 'Northside Animal Hospital',
+      scopes: ['calls:read'],
+    })
+    const calls = await getResponse(
+      sandbox.handlers,
+      new Request('https://x.example/v1/calls?limit=100', {
+        headers: { Authorization: 'Bearer sk_test_vet_frontdesk' },
+      }),
+    )
     const body = await calls!.json()
     expect(body.data).toHaveLength(25)
-    expect(body.data.some((call: { transcript: string }) => call.transcript.includes('Northside Animal Hospital'))).toBe(true)
+    expect(
+      body.data.some((call: { transcript: string }) => call.transcript.includes('Northside Animal Hospital')),
+    ).toBe(true)
   })
 })
 
@@ -87,11 +108,20 @@ describe('a sandbox in process', () => {
     it('restores the seeded world after contacts, calls, leads, appointments and clock changes', async () => {
       const seeded = await snapshot(api)
       await sandbox.addContact({ phone: '+14155550101', name: 'Reset Me' })
-      const existing = (await api.request('/v1/contacts?limit=1&phone=' + encodeURIComponent((await walk(api, '/v1/contacts')).find((c) => c.total_calls > 0).phone))).body.data[0]
+      const existing = (
+        await api.request(
+          '/v1/contacts?limit=1&phone=' +
+            encodeURIComponent((await walk(api, '/v1/contacts')).find((c) => c.total_calls > 0).phone),
+        )
+      ).body.data[0]
       await sandbox.addCall({ caller_phone: existing.phone })
       await sandbox.addLead({ lead: { status: 'converted' } })
       await sandbox.addAppointment({ appointment: { status: 'cancelled' } })
-      await api.request('/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550102"}' })
+      await api.request('/v1/contacts', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"phone":"+14155550102"}',
+      })
       sandbox.clock.advance(3_600_000)
       expect(await snapshot(api)).not.toBe(seeded)
       await sandbox.reset()
@@ -111,9 +141,23 @@ describe('a sandbox in process', () => {
 
   describe('factories', () => {
     it('adds a call from a new caller: a contact from the call, one call, the story told', async () => {
-      const { call, contact } = await sandbox.addCall({ caller_phone: '+16175550190', status: 'completed', reason: 'book_cleaning' })
-      expect(contact).toMatchObject({ phone: '+16175550190', source: 'inbound_call', total_calls: 1, last_call_at: call.started_at })
-      expect(call).toMatchObject({ caller_phone: '+16175550190', contact_id: contact.id, status: 'completed', organization_id: ORG_1 })
+      const { call, contact } = await sandbox.addCall({
+        caller_phone: '+16175550190',
+        status: 'completed',
+        reason: 'book_cleaning',
+      })
+      expect(contact).toMatchObject({
+        phone: '+16175550190',
+        source: 'inbound_call',
+        total_calls: 1,
+        last_call_at: call.started_at,
+      })
+      expect(call).toMatchObject({
+        caller_phone: '+16175550190',
+        contact_id: contact.id,
+        status: 'completed',
+        organization_id: ORG_1,
+      })
       expect(call.transcript).toContain('Harbor Dental Care')
       const listed = (await api.request('/v1/calls?phone=%2B16175550190')).body.data
       expect(listed.map((c: { id: string }) => c.id)).toEqual([call.id])
@@ -122,7 +166,9 @@ describe('a sandbox in process', () => {
 
     it("adds a call from a known caller: their contact's total_calls and last_call_at follow", async () => {
       const tenMinutesAgo = new Date(Date.parse(NOW) - 10 * 60_000).toISOString()
-    const known = (await walk(api, '/v1/contacts')).find((contact) => contact.source === 'inbound_call' && contact.last_call_at < tenMinutesAgo)
+      const known = (await walk(api, '/v1/contacts')).find(
+        (contact) => contact.source === 'inbound_call' && contact.last_call_at < tenMinutesAgo,
+      )
       const { call, contact } = await sandbox.addCall({ caller_phone: known.phone })
       expect(contact.id).toBe(known.id)
       expect(contact.total_calls).toBe(known.total_calls + 1)
@@ -142,7 +188,12 @@ describe('a sandbox in process', () => {
 
     it('adds a lead and an appointment with overrides, each from its own call', async () => {
       const { lead, call } = await sandbox.addLead({ lead: { status: 'qualified', urgency: 'high' } })
-      expect(lead).toMatchObject({ status: 'qualified', urgency: 'high', call_log_id: call.id, caller_phone: call.caller_phone })
+      expect(lead).toMatchObject({
+        status: 'qualified',
+        urgency: 'high',
+        call_log_id: call.id,
+        caller_phone: call.caller_phone,
+      })
       expect((await api.request('/v1/leads?status=qualified&urgency=high&limit=1')).body.data[0].id).toBe(lead.id)
       const { appointment } = await sandbox.addAppointment({ appointment: { status: 'confirmed' } })
       expect(appointment.status).toBe('confirmed')
@@ -166,7 +217,9 @@ describe('a sandbox in process', () => {
 
     it('says what is wrong with a factory input', async () => {
       await expect(sandbox.addCall({ reason: 'bake_a_cake' })).rejects.toThrow(/book_cleaning/)
-      await expect(sandbox.addCall({ organization_id: '00000000-0000-4000-8000-000000000000' })).rejects.toThrow(/No organization/)
+      await expect(sandbox.addCall({ organization_id: '00000000-0000-4000-8000-000000000000' })).rejects.toThrow(
+        /No organization/,
+      )
       await expect(sandbox.addCall({ started_at: '2030-01-01T00:00:00Z' })).rejects.toThrow(/started_at/)
     })
   })
@@ -179,7 +232,11 @@ describe('a sandbox in process', () => {
       sandbox.clock.advance(2_000)
       expect((await api.request('/v1/me')).body.meta.timestamp).toBe('2026-11-20T12:00:02.000Z')
       expect((await api.request(`/v1/calls/${live.id}`)).body.data.duration_seconds).toBe(live.duration_seconds + 2)
-      const created = await api.request('/v1/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"phone":"+14155550104"}' })
+      const created = await api.request('/v1/contacts', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"phone":"+14155550104"}',
+      })
       expect(created.body.data.created_at).toBe('2026-11-20T12:00:02.000Z')
       sandbox.clock.set(Date.parse('2026-12-24T08:00:00Z'))
       expect((await api.request('/v1/me')).body.meta.timestamp).toBe('2026-12-24T08:00:00.000Z')
@@ -254,13 +311,18 @@ describe('factories, checked', () => {
     await sandbox.reset({ scenario: 'busy' })
     expect(sandbox.apiKey('sk_sandbox_all')!.organization).toBe(sandbox.organizations[0])
     expect(sandbox.apiKey('sk_sandbox_all')!.organization.calls).toBe(5_000)
-    expect(sandbox.apiKeys.map(({ organization }) => organization)).toEqual(sandbox.apiKeys.map(({ organization }) => sandbox.organization(organization.organization_id)))
+    expect(sandbox.apiKeys.map(({ organization }) => organization)).toEqual(
+      sandbox.apiKeys.map(({ organization }) => sandbox.organization(organization.organization_id)),
+    )
   })
 
   it('looks the key of a request up once', async () => {
     const sandbox = createSandbox({ now: NOW, calls: 20 })
     const lookups = vi.spyOn(sandbox, 'apiKey')
-    const response = await getResponse(sandbox.handlers, new Request('https://x.example/v1/me', { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+    const response = await getResponse(
+      sandbox.handlers,
+      new Request('https://x.example/v1/me', { headers: { Authorization: 'Bearer sk_sandbox_all' } }),
+    )
     expect(response?.status).toBe(200)
     expect(lookups).toHaveBeenCalledTimes(1)
   })
@@ -269,7 +331,16 @@ describe('factories, checked', () => {
     const donor = createSandbox({ now: NOW, calls: 20 })
     await donor.addContact({ phone: '+14155550100' })
     const { inserted } = donor.changes()
-    const misfit = { writes: 2, inserted, changed: [{ kind: 'contacts' as const, record: { ...inserted[0]!.record, id: '00000000-0000-4000-8000-000000000000' } as never }] }
+    const misfit = {
+      writes: 2,
+      inserted,
+      changed: [
+        {
+          kind: 'contacts' as const,
+          record: { ...inserted[0]!.record, id: '00000000-0000-4000-8000-000000000000' } as never,
+        },
+      ],
+    }
     const sandbox = createSandbox({ now: NOW, calls: 20 })
     await expect(sandbox.restore(misfit)).rejects.toThrow(/not in this world/)
     expect(sandbox.db.changed).toBe(false)
@@ -285,7 +356,9 @@ describe('factories, checked', () => {
     await broken.addContact({ phone: '+14155550100' })
     await expect(broken.addContact({ phone: '+14155550100' })).rejects.toMatchObject({ code: 'contact_exists' })
     await unbroken.addContact({ phone: '+14155550100' })
-    expect((await broken.addContact({ phone: '+14155550101' })).id).toBe((await unbroken.addContact({ phone: '+14155550101' })).id)
+    expect((await broken.addContact({ phone: '+14155550101' })).id).toBe(
+      (await unbroken.addContact({ phone: '+14155550101' })).id,
+    )
     expect(broken.changes().writes).toBe(2)
   })
 })
@@ -314,7 +387,11 @@ describe('live calls, the clock and the write queue', () => {
     try {
       const one = [await sequential.liveTick(), await sequential.liveTick(), await sequential.liveTick()]
       const all = await Promise.all([overlapping.liveTick(), overlapping.liveTick(), overlapping.liveTick()])
-      expect(all.map(({ call }) => call.created_at)).toEqual(['2026-11-20T12:00:10.000Z', '2026-11-20T12:00:20.000Z', '2026-11-20T12:00:30.000Z'])
+      expect(all.map(({ call }) => call.created_at)).toEqual([
+        '2026-11-20T12:00:10.000Z',
+        '2026-11-20T12:00:20.000Z',
+        '2026-11-20T12:00:30.000Z',
+      ])
       expect(all.map(({ call }) => call)).toEqual(one.map(({ call }) => call))
     } finally {
       sequential.stop()
@@ -341,7 +418,8 @@ describe('live calls, the clock and the write queue', () => {
     try {
       expect(() => api.sandbox.clock.set(9e15)).toThrow(RangeError)
       expect(() => api.sandbox.clock.set(-1)).toThrow(/1970/)
-      const setClock = (body: string) => api.request('/_sandbox/clock', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })
+      const setClock = (body: string) =>
+        api.request('/_sandbox/clock', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })
       expect((await setClock('{"now":"1970-01-01T00:00:00Z"}')).status).toBe(200)
       for (const body of ['{"now":"9999-12-31T23:59:59Z"}', '{"advance_seconds":-60}']) {
         const answer = await setClock(body)

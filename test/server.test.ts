@@ -21,7 +21,9 @@ import { NOW, ORG_1 } from './support/transports.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLI = 'dist/bin/call-sandbox.js'
-/** Node's compile cache for the program in these tests (see bin.ts), not the system's temp folder; removed at the end. */
+/**
+ * Node's compile cache for the program in these tests (see bin.ts), not the system's temp folder; removed at the end.
+ */
 const COMPILE_CACHE = mkdtempSync(join(tmpdir(), 'call-sandbox-compile-cache-'))
 afterAll(() => rmSync(COMPILE_CACHE, { recursive: true, force: true }))
 const BROWSER_APP = 'http://localhost:5173'
@@ -29,10 +31,16 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 
 /** The default world's keys and their scopes (contract, section 2). */
 const KEYS = [
-  { key: 'sk_sandbox_all', scopes: ['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'] },
+  {
+    key: 'sk_sandbox_all',
+    scopes: ['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'],
+  },
   { key: 'sk_sandbox_readonly', scopes: ['calls:read', 'contacts:read', 'leads:read', 'appointments:read'] },
   { key: 'sk_sandbox_calls', scopes: ['calls:read'] },
-  { key: 'sk_sandbox_org2', scopes: ['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'] },
+  {
+    key: 'sk_sandbox_org2',
+    scopes: ['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'],
+  },
 ]
 
 /** A comma-separated header as lower-case items: `X-Request-Id, Location` → `['x-request-id', 'location']`. */
@@ -85,25 +93,51 @@ describe('the standalone server', () => {
     it.each([
       { method: 'GET', path: '/v1/calls', requestHeaders: 'authorization' },
       { method: 'POST', path: '/v1/contacts', requestHeaders: 'content-type, authorization' },
-    ])('answers a CORS preflight for $method $path with $requestHeaders from another origin', async ({ method, path, requestHeaders }) => {
-      const response = await fetch(running.url + path, {
-        method: 'OPTIONS',
-        headers: { Origin: BROWSER_APP, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': requestHeaders },
-      })
-      await response.arrayBuffer()
+    ])(
+      'answers a CORS preflight for $method $path with $requestHeaders from another origin',
+      async ({ method, path, requestHeaders }) => {
+        const response = await fetch(running.url + path, {
+          method: 'OPTIONS',
+          headers: {
+            Origin: BROWSER_APP,
+            'Access-Control-Request-Method': method,
+            'Access-Control-Request-Headers': requestHeaders,
+          },
+        })
+        await response.arrayBuffer()
 
-      expect(response.status).toBe(204)
-      expect([BROWSER_APP, '*']).toContain(response.headers.get('access-control-allow-origin'))
-      // A wildcard `*` in Allow-Methods would do, but not in Allow-Headers: it never covers Authorization.
-      const allowedMethods = headerList(response.headers.get('access-control-allow-methods'))
-      expect(allowedMethods.includes('*') || allowedMethods.includes(method.toLowerCase()), `Allow-Methods: ${allowedMethods}`).toBe(true)
-      expect(headerList(response.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(headerList(requestHeaders)))
-    })
+        expect(response.status).toBe(204)
+        expect([BROWSER_APP, '*']).toContain(response.headers.get('access-control-allow-origin'))
+        // A wildcard `*` in Allow-Methods would do, but not in Allow-Headers: it never covers Authorization.
+        const allowedMethods = headerList(response.headers.get('access-control-allow-methods'))
+        expect(
+          allowedMethods.includes('*') || allowedMethods.includes(method.toLowerCase()),
+          `Allow-Methods: ${allowedMethods}`,
+        ).toBe(true)
+        expect(headerList(response.headers.get('access-control-allow-headers'))).toEqual(
+          expect.arrayContaining(headerList(requestHeaders)),
+        )
+      },
+    )
 
     it.each([
-      { name: 'a list', method: 'GET', path: '/v1/calls?limit=1', key: 'sk_sandbox_all', status: 200, exposes: ['x-request-id'] },
+      {
+        name: 'a list',
+        method: 'GET',
+        path: '/v1/calls?limit=1',
+        key: 'sk_sandbox_all',
+        status: 200,
+        exposes: ['x-request-id'],
+      },
       { name: 'an error', method: 'GET', path: '/v1/me', key: null, status: 401, exposes: ['x-request-id'] },
-      { name: 'an unknown path', method: 'GET', path: '/nowhere', key: 'sk_sandbox_all', status: 404, exposes: ['x-request-id'] },
+      {
+        name: 'an unknown path',
+        method: 'GET',
+        path: '/nowhere',
+        key: 'sk_sandbox_all',
+        status: 404,
+        exposes: ['x-request-id'],
+      },
       {
         name: 'a created contact',
         method: 'POST',
@@ -113,17 +147,22 @@ describe('the standalone server', () => {
         status: 201,
         exposes: ['x-request-id', 'location'],
       },
-    ])('lets a page on another origin read $name and its $exposes header', async ({ method, path, key, body, status, exposes }) => {
-      const headers: Record<string, string> = { Origin: BROWSER_APP }
-      if (key) headers.Authorization = `Bearer ${key}`
-      if (body) headers['Content-Type'] = 'application/json'
-      const response = await fetch(running.url + path, { method, headers, body })
-      const answer = await json(response)
+    ])(
+      'lets a page on another origin read $name and its $exposes header',
+      async ({ method, path, key, body, status, exposes }) => {
+        const headers: Record<string, string> = { Origin: BROWSER_APP }
+        if (key) headers.Authorization = `Bearer ${key}`
+        if (body) headers['Content-Type'] = 'application/json'
+        const response = await fetch(running.url + path, { method, headers, body })
+        const answer = await json(response)
 
-      expect(response.status, JSON.stringify(answer)).toBe(status)
-      expect([BROWSER_APP, '*']).toContain(response.headers.get('access-control-allow-origin'))
-      expect(headerList(response.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(exposes))
-    })
+        expect(response.status, JSON.stringify(answer)).toBe(status)
+        expect([BROWSER_APP, '*']).toContain(response.headers.get('access-control-allow-origin'))
+        expect(headerList(response.headers.get('access-control-expose-headers'))).toEqual(
+          expect.arrayContaining(exposes),
+        )
+      },
+    )
   })
 
   describe('the API reference at /docs', () => {
@@ -172,7 +211,10 @@ describe('the standalone server', () => {
     )
 
     it.each(['POST', 'DELETE', 'PUT'])('answers %s on an unknown path with the same JSON 404', async (method) => {
-      const response = await fetch(`${running.url}/v2/calls`, { method, headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      const response = await fetch(`${running.url}/v2/calls`, {
+        method,
+        headers: { Authorization: 'Bearer sk_sandbox_all' },
+      })
       const body = await json(response)
 
       expect(response.status, JSON.stringify(body)).toBe(404)
@@ -216,7 +258,11 @@ describe('the standalone server', () => {
           // The JSON object, whether the body came whole or in chunks.
           const body = rest.join('\r\n\r\n')
           try {
-            resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: JSON.parse(body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1)) })
+            resolve({
+              status: Number(head.split(' ')[1]),
+              headers: head.toLowerCase(),
+              body: JSON.parse(body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1)),
+            })
           } catch (error) {
             reject(new Error(`not a JSON answer: ${text}`, { cause: error }))
           }
@@ -236,13 +282,16 @@ describe('the standalone server', () => {
       ['TRACE', '/sessions/ci-1/v1/calls', 405, 'method_not_allowed', 'GET'],
       ['TRACE', '/sessions/ci-1/_sandbox/reset', 405, 'method_not_allowed', 'POST'],
     ])('answers %s %s with %i %s, as its plane answers another method', async (method, path, status, code, allow) => {
-      const answer = await raw(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`)
+      const answer = await raw(
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`,
+      )
       expect(answer.status).toBe(status)
       const { error } = ErrorEnvelope.strict().parse(answer.body)
       expect(error.code).toBe(code)
       if (allow) expect(answer.headers).toContain(`allow: ${allow.toLowerCase()}`)
       // A 404 lists the endpoints of the plane the path is under: a control path, the control plane's.
-      if (status === 404) expect(error.message).toContain(path.startsWith('/_sandbox') ? 'POST /_sandbox/reset' : 'GET /v1/calls')
+      if (status === 404)
+        expect(error.message).toContain(path.startsWith('/_sandbox') ? 'POST /_sandbox/reset' : 'GET /v1/calls')
     })
 
     it('answers a request that is not valid HTTP with a JSON 400', async () => {
@@ -253,16 +302,22 @@ describe('the standalone server', () => {
     })
 
     it('reads a query string of 20,000 characters, and refuses one past 64 KiB with a JSON 400', async () => {
-      const long = await fetch(`${running.url}/v1/calls?limit=${'0'.repeat(20_000)}1`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      const long = await fetch(`${running.url}/v1/calls?limit=${'0'.repeat(20_000)}1`, {
+        headers: { Authorization: 'Bearer sk_sandbox_all' },
+      })
       expect(long.status).toBe(400)
       expect((await long.json()).error.param).toBe('limit')
-      const huge = await fetch(`${running.url}/v1/calls?limit=${'0'.repeat(70_000)}`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+      const huge = await fetch(`${running.url}/v1/calls?limit=${'0'.repeat(70_000)}`, {
+        headers: { Authorization: 'Bearer sk_sandbox_all' },
+      })
       expect(huge.status).toBe(400)
       expect(ErrorEnvelope.strict().parse(await huge.json()).error.code).toBe('invalid_parameter')
     })
 
     it.each(['exa[mple', 'a:99999'])('answers a request whose Host is %s with a JSON 400, not a 500', async (host) => {
-      const answer = await raw(`GET /v1/me HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`)
+      const answer = await raw(
+        `GET /v1/me HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n`,
+      )
       expect(answer.status).toBe(400)
       expect(answer.body.error).toMatchObject({ code: 'invalid_parameter', param: 'Host' })
     })
@@ -286,7 +341,10 @@ describe('the request log', () => {
     { method: 'GET', path: '/favicon.ico', key: null, status: 404 },
   ]
 
-  async function send(url: string, { method, path, key }: (typeof requests)[number]): Promise<{ status: number; requestId: string | null }> {
+  async function send(
+    url: string,
+    { method, path, key }: (typeof requests)[number],
+  ): Promise<{ status: number; requestId: string | null }> {
     const response = await fetch(url + path, { method, headers: key ? { Authorization: `Bearer ${key}` } : {} })
     await response.arrayBuffer()
     return { status: response.status, requestId: response.headers.get('x-request-id') }
@@ -310,7 +368,10 @@ describe('the request log', () => {
       expect(lines, lines.join('\n')).toHaveLength(requests.length)
       for (const { request, requestId } of sent) {
         const matching = lines.filter((line) => line.includes(requestId))
-        expect(matching, `the line of ${request.method} ${request.path} (${requestId}) in:\n${lines.join('\n')}`).toHaveLength(1)
+        expect(
+          matching,
+          `the line of ${request.method} ${request.path} (${requestId}) in:\n${lines.join('\n')}`,
+        ).toHaveLength(1)
         const line = matching[0]!
         expect(line).toContain(`${request.method} ${request.path}`)
         expect(line).toMatch(new RegExp(`\\b${request.status}\\b`))
@@ -353,11 +414,13 @@ describe('shutting down', () => {
 
   it('close() lets a request that is being answered finish, then resolves without waiting on its kept-alive connection', async () => {
     const server = await startServer({ port: 0, quiet: true, now: NOW, latency: 300 })
-    const inFlight = fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }).then(async (response) => ({
-      status: response.status,
-      body: await json(response),
-      answeredAt: performance.now(),
-    }))
+    const inFlight = fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }).then(
+      async (response) => ({
+        status: response.status,
+        body: await json(response),
+        answeredAt: performance.now(),
+      }),
+    )
     await new Promise((resolve) => setTimeout(resolve, 100))
 
     const closed = server.close().then(() => performance.now())
@@ -389,7 +452,14 @@ const children = new Set<ChildProcess>()
 function runCli(args: string[], env: Record<string, string | undefined> = {}): Cli {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, PORT: undefined, NODE_OPTIONS: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, NODE_COMPILE_CACHE: COMPILE_CACHE, ...env },
+    env: {
+      ...process.env,
+      PORT: undefined,
+      NODE_OPTIONS: undefined,
+      NODE_DISABLE_COMPILE_CACHE: undefined,
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   children.add(child)
@@ -411,11 +481,15 @@ function runCli(args: string[], env: Record<string, string | undefined> = {}): C
     stderr: () => stderr,
     waitForOutput: (done, what, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`no ${what} within ${timeoutMs} ms${describeOutput()}`)), timeoutMs)
+        const timer = setTimeout(
+          () => finish(new Error(`no ${what} within ${timeoutMs} ms${describeOutput()}`)),
+          timeoutMs,
+        )
         const check = () => {
           if (done(stdout)) finish()
         }
-        const onClose = () => setImmediate(() => (done(stdout) ? finish() : finish(new Error(`exited before ${what}${describeOutput()}`))))
+        const onClose = () =>
+          setImmediate(() => (done(stdout) ? finish() : finish(new Error(`exited before ${what}${describeOutput()}`))))
         function finish(error?: Error) {
           clearTimeout(timer)
           child.stdout!.off('data', check)
@@ -429,7 +503,10 @@ function runCli(args: string[], env: Record<string, string | undefined> = {}): C
       }),
     exit: (timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`did not exit within ${timeoutMs} ms${describeOutput()}`)), timeoutMs)
+        const timer = setTimeout(
+          () => reject(new Error(`did not exit within ${timeoutMs} ms${describeOutput()}`)),
+          timeoutMs,
+        )
         void exited.then((result) => {
           clearTimeout(timer)
           resolve(result)
@@ -449,7 +526,8 @@ async function listening(cli: Cli): Promise<{ url: string; port: number }> {
 
 describe('the call-sandbox program', () => {
   beforeAll(() => {
-    if (!existsSync(new URL(`../${CLI}`, import.meta.url))) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`)
+    if (!existsSync(new URL(`../${CLI}`, import.meta.url)))
+      throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`)
   })
   afterEach(() => {
     for (const child of children) child.kill('SIGKILL')
@@ -461,7 +539,25 @@ describe('the call-sandbox program', () => {
     const { code } = await cli.exit()
 
     expect(code, cli.stderr()).toBe(0)
-    for (const flag of ['--port', '--host', '--seed', '--now', '--data', '--scenario', '--latency', '--error-rate', '--rate-limit', '--live', '--admin-token', '--journal-size', '--proxy', '--proxy-timeout', '--record', '--world', '--quiet']) {
+    for (const flag of [
+      '--port',
+      '--host',
+      '--seed',
+      '--now',
+      '--data',
+      '--scenario',
+      '--latency',
+      '--error-rate',
+      '--rate-limit',
+      '--live',
+      '--admin-token',
+      '--journal-size',
+      '--proxy',
+      '--proxy-timeout',
+      '--record',
+      '--world',
+      '--quiet',
+    ]) {
       expect(cli.stdout(), `${flag} in:\n${cli.stdout()}`).toMatch(new RegExp(`^\\s+(-\\w, )?${flag}\\b`, 'm'))
     }
   })
@@ -491,7 +587,22 @@ describe('the call-sandbox program', () => {
   })
 
   it('takes the scenario, faults, live mode and admin token flags, says so at start, and serves with them', async () => {
-    const cli = runCli(['--port', '0', '--now', '2026-11-20T12:00:00Z', '--scenario', 'empty', '--rate-limit', '2/min', '--error-rate', '0', '--live', '10s', '--admin-token', 'let-me-in-123'])
+    const cli = runCli([
+      '--port',
+      '0',
+      '--now',
+      '2026-11-20T12:00:00Z',
+      '--scenario',
+      'empty',
+      '--rate-limit',
+      '2/min',
+      '--error-rate',
+      '0',
+      '--live',
+      '10s',
+      '--admin-token',
+      'let-me-in-123',
+    ])
     const { url } = await listening(cli)
     const stdout = await cli.waitForOutput((text) => text.includes('scenario: empty'), 'the scenario line')
     expect(stdout).toMatch(/rate limit 2 per 60 s, a live call every 10 s/)
@@ -500,7 +611,9 @@ describe('the call-sandbox program', () => {
     expect(calls.headers.get('x-ratelimit-limit')).toBe('2')
     expect((await json(calls)).data).toEqual([])
     expect((await fetch(`${url}/_sandbox/health`)).status).toBe(401)
-    const health = await json(await fetch(`${url}/_sandbox/health`, { headers: { Authorization: 'Bearer let-me-in-123' } }))
+    const health = await json(
+      await fetch(`${url}/_sandbox/health`, { headers: { Authorization: 'Bearer let-me-in-123' } }),
+    )
     expect(health.data).toMatchObject({ scenario: 'empty', live: { interval_ms: 10_000 } })
   })
 
@@ -550,7 +663,9 @@ describe('the call-sandbox program', () => {
       const proxy = runCli(['--port', '0', '--proxy', upstream.url, '--proxy-timeout', '5000', '--record', file])
       const { url } = await listening(proxy)
       const banner = await proxy.waitForOutput((text) => text.includes('proxy:'), 'the proxy line')
-      expect(banner).toContain(`proxy: ${url}/v1/ goes to ${upstream.url}/v1/ (timeout 5000 ms), held to the contract: ${url}/_sandbox/drift; recording to ${file}`)
+      expect(banner).toContain(
+        `proxy: ${url}/v1/ goes to ${upstream.url}/v1/ (timeout 5000 ms), held to the contract: ${url}/_sandbox/drift; recording to ${file}`,
+      )
       const calls = await fetch(`${url}/v1/calls?limit=3`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
       expect(calls.headers.get('x-sandbox-contract')).toBe('ok')
       const listed = (await json(calls)).data
@@ -559,8 +674,12 @@ describe('the call-sandbox program', () => {
 
       const world = runCli(['--port', '0', '--world', file])
       const served = await listening(world)
-      expect(await world.waitForOutput((text) => text.includes('world:'), 'the world line')).toMatch(/sk_recorded_1 +Harbor Dental Care: calls:read/)
-      const recorded = await fetch(`${served.url}/v1/calls?limit=3`, { headers: { Authorization: 'Bearer sk_recorded_1' } })
+      expect(await world.waitForOutput((text) => text.includes('world:'), 'the world line')).toMatch(
+        /sk_recorded_1 +Harbor Dental Care: calls:read/,
+      )
+      const recorded = await fetch(`${served.url}/v1/calls?limit=3`, {
+        headers: { Authorization: 'Bearer sk_recorded_1' },
+      })
       expect((await json(recorded)).data).toEqual(listed)
     } finally {
       await upstream.close()
@@ -570,9 +689,16 @@ describe('the call-sandbox program', () => {
   describe("Node's compile cache", () => {
     /** Node 22.1 and later have one (module.enableCompileCache); Node 20 has none. */
     const nodeHasCompileCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function'
-    /** Starts the program on `cache`, with Node saying what it does with its cache on stderr; checks it serves, stops it. */
+    /**
+     * Starts the program on `cache`, with Node saying what it does with its cache on stderr; checks it serves, stops
+     * it.
+     */
     async function serveOnce(cache: string, env: Record<string, string> = {}): Promise<string> {
-      const cli = runCli(['--port', '0', '--now', '2026-11-20T12:00:00Z', '--quiet'], { NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: 'COMPILE_CACHE', ...env })
+      const cli = runCli(['--port', '0', '--now', '2026-11-20T12:00:00Z', '--quiet'], {
+        NODE_COMPILE_CACHE: cache,
+        NODE_DEBUG_NATIVE: 'COMPILE_CACHE',
+        ...env,
+      })
       const { url } = await listening(cli)
       const response = await fetch(`${url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
       expect((await json(response)).data.organization_id).toBe(ORG_1)
@@ -580,7 +706,8 @@ describe('the call-sandbox program', () => {
       expect((await cli.exit(5_000)).code, cli.stderr()).toBe(0)
       return cli.stderr()
     }
-    const filesIn = (folder: string) => readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+    const filesIn = (folder: string) =>
+      readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
 
     it(
       nodeHasCompileCache

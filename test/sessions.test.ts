@@ -12,7 +12,11 @@ import { inProcess, NOW, overHttp, transports, walk, type Transport } from './su
  */
 
 const named = transports.map((make) => [make.name === 'inProcess' ? 'in process' : 'over HTTP', make] as const)
-const contactBody = (phone: string) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ phone }) })
+const contactBody = (phone: string) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ phone }),
+})
 const ids = (records: Array<{ id: string }>) => records.map(({ id }) => id)
 
 describe.each(named)('sessions, %s', (_name, make) => {
@@ -32,7 +36,13 @@ describe.each(named)('sessions, %s', (_name, make) => {
     const answer = await api.request(path)
     expect(answer.status).toBe(400)
     expect(answer.body.error).toMatchObject({ code: 'invalid_parameter', param: 'session' })
-    expect(api.sandbox.sessions.list().map(({ name }) => name)).toEqual(['default', ...api.sandbox.sessions.list().slice(1).map(({ name }) => name)])
+    expect(api.sandbox.sessions.list().map(({ name }) => name)).toEqual([
+      'default',
+      ...api.sandbox.sessions
+        .list()
+        .slice(1)
+        .map(({ name }) => name),
+    ])
     expect(api.sandbox.sessions.list().some(({ name }) => path.includes(name) && name !== 'default')).toBe(false)
   })
 
@@ -56,7 +66,9 @@ describe.each(named)('sessions, %s', (_name, make) => {
     expect(inBob.body.data.id).toBe(created.body.data.id)
 
     await postJson(api, '/sessions/bob/_sandbox/clock', { advance_seconds: 3_600 })
-    expect((await api.request('/sessions/bob/_sandbox/clock', { key: null })).body.data.now).toBe('2026-11-20T13:00:00.000Z')
+    expect((await api.request('/sessions/bob/_sandbox/clock', { key: null })).body.data.now).toBe(
+      '2026-11-20T13:00:00.000Z',
+    )
     expect((await api.request('/sessions/alice/_sandbox/clock', { key: null })).body.data.now).toBe(NOW)
 
     await postJson(api, '/sessions/bob/_sandbox/reset')
@@ -67,7 +79,11 @@ describe.each(named)('sessions, %s', (_name, make) => {
     expect(journal.every(({ path }: { path: string }) => path.startsWith('/v1/'))).toBe(true)
     expect(journal.some(({ method }: { method: string }) => method === 'POST')).toBe(true)
     // bob's was emptied by its reset: only the request after it.
-    expect(dataOf(await api.request('/sessions/bob/_sandbox/requests', { key: null })).map(({ method }: { method: string }) => method)).toEqual(['GET'])
+    expect(
+      dataOf(await api.request('/sessions/bob/_sandbox/requests', { key: null })).map(
+        ({ method }: { method: string }) => method,
+      ),
+    ).toEqual(['GET'])
   })
 
   it('gives two fresh sessions the same records, ids included, and takes no cursor of one in the other', async () => {
@@ -82,7 +98,7 @@ describe.each(named)('sessions, %s', (_name, make) => {
     expect(await walk(api, '/sessions/fresh-1/v1/leads')).toEqual(await walk(api, '/v1/leads'))
   })
 
-  it('counts the bare root\'s requests under the default session', async () => {
+  it("counts the bare root's requests under the default session", async () => {
     const before = api.sandbox.sessions.info('default')!.requests
     await api.request('/v1/me')
     await api.request('/sessions/default/v1/me')
@@ -98,10 +114,21 @@ describe.each(named)('sessions, %s', (_name, make) => {
 
   describe('/_sandbox/sessions', () => {
     it('creates a session with options of its own, lists it, refuses its name again, and ends it', async () => {
-      const created = await postJson(api, '/_sandbox/sessions', { name: 'seven', seed: 7, calls: 40, now: '2026-03-01T08:00:00Z' })
+      const created = await postJson(api, '/_sandbox/sessions', {
+        name: 'seven',
+        seed: 7,
+        calls: 40,
+        now: '2026-03-01T08:00:00Z',
+      })
       expect(created.status).toBe(201)
       expect(created.headers.get('location')).toBe('/sessions/seven')
-      expect(created.body.data).toMatchObject({ name: 'seven', url: '/sessions/seven', writes: 0, requests: 0, in_memory: false })
+      expect(created.body.data).toMatchObject({
+        name: 'seven',
+        url: '/sessions/seven',
+        writes: 0,
+        requests: 0,
+        in_memory: false,
+      })
       const health = dataOf(await api.request('/sessions/seven/_sandbox/health', { key: null }))
       expect(health).toMatchObject({ seed: 7, clock: { now: '2026-03-01T08:00:00.000Z', mode: 'fixed' } })
       expect((await walk(api, '/sessions/seven/v1/calls')).length).toBe(40)
@@ -112,7 +139,10 @@ describe.each(named)('sessions, %s', (_name, make) => {
 
       const listed = dataOf(await api.request('/_sandbox/sessions', { key: null }))
       expect(listed[0].name).toBe('default')
-      expect(listed.find(({ name }: { name: string }) => name === 'seven')).toMatchObject({ requests: 2, in_memory: true })
+      expect(listed.find(({ name }: { name: string }) => name === 'seven')).toMatchObject({
+        requests: 2,
+        in_memory: true,
+      })
 
       const ended = await api.request('/_sandbox/sessions/seven', { method: 'DELETE', key: null })
       expect(ended.status).toBe(200)
@@ -146,7 +176,9 @@ describe.each(named)('sessions, %s', (_name, make) => {
       const answer = await api.request('/_sandbox/sessions/default', { method: 'DELETE', key: null })
       expect(answer.status).toBe(400)
       expect(answer.body.error.param).toBe('session')
-      expect((await api.request('/_sandbox/sessions/a%20b', { method: 'DELETE', key: null })).body.error.param).toBe('session')
+      expect((await api.request('/_sandbox/sessions/a%20b', { method: 'DELETE', key: null })).body.error.param).toBe(
+        'session',
+      )
     })
   })
 })
@@ -157,7 +189,8 @@ describe('sessions in memory', () => {
     const uncapped = await overHttp()
     try {
       for (const api of [capped, uncapped]) {
-        for (const name of ['a', 'b', 'c']) await api.request(`/sessions/${name}/v1/contacts`, contactBody('+14155550120'))
+        for (const name of ['a', 'b', 'c'])
+          await api.request(`/sessions/${name}/v1/contacts`, contactBody('+14155550120'))
         await postJson(api, '/sessions/a/_sandbox/clock', { advance_seconds: 60 })
       }
       // a came back for the clock move, so b went: at most two worlds in memory.
@@ -165,8 +198,12 @@ describe('sessions in memory', () => {
       expect(inMemory.map(({ name }) => name)).toEqual(['c', 'a'])
       for (const api of [capped, uncapped]) await api.request('/sessions/b/v1/contacts', contactBody('+14155550121'))
       for (const name of ['a', 'b', 'c']) {
-        expect(await walk(capped, `/sessions/${name}/v1/contacts`), name).toEqual(await walk(uncapped, `/sessions/${name}/v1/contacts`))
-        expect(dataOf(await capped.request(`/sessions/${name}/_sandbox/clock`, { key: null }))).toEqual(dataOf(await uncapped.request(`/sessions/${name}/_sandbox/clock`, { key: null })))
+        expect(await walk(capped, `/sessions/${name}/v1/contacts`), name).toEqual(
+          await walk(uncapped, `/sessions/${name}/v1/contacts`),
+        )
+        expect(dataOf(await capped.request(`/sessions/${name}/_sandbox/clock`, { key: null }))).toEqual(
+          dataOf(await uncapped.request(`/sessions/${name}/_sandbox/clock`, { key: null })),
+        )
       }
       expect(capped.sandbox.sessions.info('b')).toMatchObject({ writes: 2 })
     } finally {
@@ -187,7 +224,9 @@ describe('sessions in memory', () => {
       expect(answer.status).toBe(200)
       expect(answer.body.data.some(({ phone }: { phone: string }) => phone === '+14155550130')).toBe(true)
       // Once it answered, it is the least recently used idle session over the cap: put away, and back as it was.
-      expect(api.sandbox.sessions.list().filter(({ in_memory, name }) => in_memory && name !== 'default')).toHaveLength(1)
+      expect(api.sandbox.sessions.list().filter(({ in_memory, name }) => in_memory && name !== 'default')).toHaveLength(
+        1,
+      )
       expect((await walk(api, '/sessions/slow/v1/contacts')).some(({ phone }) => phone === '+14155550130')).toBe(true)
     } finally {
       await api.close()
@@ -201,7 +240,9 @@ describe('sessions in memory', () => {
       const sessions = api.sandbox.sessions.list()
       expect(sessions.length).toBeLessThanOrEqual(1 + 5)
       // One that is forgotten comes back the same from its seed.
-      expect((await api.request('/sessions/flood-0/v1/calls?limit=5')).body.data).toEqual((await api.request('/v1/calls?limit=5')).body.data)
+      expect((await api.request('/sessions/flood-0/v1/calls?limit=5')).body.data).toEqual(
+        (await api.request('/v1/calls?limit=5')).body.data,
+      )
     } finally {
       await api.close()
     }
@@ -213,13 +254,25 @@ describe('sessions in memory', () => {
       const workers = Array.from({ length: 8 }, (_, i) => `worker-${i}`)
       await Promise.all(
         workers.map(async (name, i) => {
-          for (let n = 0; n < 3; n++) expect((await api.request(`/sessions/${name}/v1/contacts`, contactBody(`+1415555${String(i).padStart(2, '0')}${n}0`))).status).toBe(201)
+          for (let n = 0; n < 3; n++)
+            expect(
+              (
+                await api.request(
+                  `/sessions/${name}/v1/contacts`,
+                  contactBody(`+1415555${String(i).padStart(2, '0')}${n}0`),
+                )
+              ).status,
+            ).toBe(201)
         }),
       )
       const seeded = await walk(api, '/v1/contacts')
       for (const [i, name] of workers.entries()) {
-        const own = (await walk(api, `/sessions/${name}/v1/contacts`)).filter((contact) => !ids(seeded).includes(contact.id))
-        expect(own.map(({ phone }) => phone).sort(), name).toEqual([0, 1, 2].map((n) => `+1415555${String(i).padStart(2, '0')}${n}0`))
+        const own = (await walk(api, `/sessions/${name}/v1/contacts`)).filter(
+          (contact) => !ids(seeded).includes(contact.id),
+        )
+        expect(own.map(({ phone }) => phone).sort(), name).toEqual(
+          [0, 1, 2].map((n) => `+1415555${String(i).padStart(2, '0')}${n}0`),
+        )
       }
     } finally {
       await api.close()
@@ -240,7 +293,11 @@ describe('sessions across a restart with --data', () => {
     return server
   }
   const post = (server: RunningServer, path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sk_sandbox_all', ...headers }, body: JSON.stringify(body) })
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer sk_sandbox_all', ...headers },
+      body: JSON.stringify(body),
+    })
 
   it('keeps every session, put away or in memory, with its writes, options and clock', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'call-sandbox-sessions-'))
@@ -255,11 +312,17 @@ describe('sessions across a restart with --data', () => {
     servers.splice(0)
 
     const second = await start(file, { maxSessions: 1 })
-    const contact = await (await fetch(`${second.url}/sessions/kept/v1/contacts/${made.data.id}`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })).json()
+    const contact = await (
+      await fetch(`${second.url}/sessions/kept/v1/contacts/${made.data.id}`, {
+        headers: { Authorization: 'Bearer sk_sandbox_all' },
+      })
+    ).json()
     expect(contact.data).toEqual(made.data)
     const health = await (await fetch(`${second.url}/sessions/seven/_sandbox/health`)).json()
     expect(health.data).toMatchObject({ seed: 7, clock: { now: '2026-11-20T12:02:00.000Z' } })
-    const listed = (await (await fetch(`${second.url}/_sandbox/sessions`)).json()).data.map(({ name }: { name: string }) => name)
+    const listed = (await (await fetch(`${second.url}/_sandbox/sessions`)).json()).data.map(
+      ({ name }: { name: string }) => name,
+    )
     expect(listed).toEqual(expect.arrayContaining(['default', 'kept', 'seven']))
     // A session that only read was nothing but its seed: not kept.
     expect(listed).not.toContain('idle')
@@ -267,15 +330,21 @@ describe('sessions across a restart with --data', () => {
     const next = await (await post(second, '/sessions/kept/v1/contacts', { phone: '+14155550141' })).json()
     const uninterrupted = await start(join(folder, 'other.json'))
     await post(uninterrupted, '/sessions/kept/v1/contacts', { phone: '+14155550140' })
-    expect((await (await post(uninterrupted, '/sessions/kept/v1/contacts', { phone: '+14155550141' })).json()).data.id).toBe(next.data.id)
+    expect(
+      (await (await post(uninterrupted, '/sessions/kept/v1/contacts', { phone: '+14155550141' })).json()).data.id,
+    ).toBe(next.data.id)
   })
 
-  it('wants the admin token for the sessions and for a session\'s control plane', async () => {
+  it("wants the admin token for the sessions and for a session's control plane", async () => {
     const server = await startServer({ now: NOW, port: 0, quiet: true, adminToken: 'admin-token-123' })
     servers.push(server)
     expect((await fetch(`${server.url}/_sandbox/sessions`)).status).toBe(401)
     expect((await fetch(`${server.url}/sessions/x/_sandbox/reset`, { method: 'POST' })).status).toBe(401)
-    expect((await fetch(`${server.url}/_sandbox/sessions`, { headers: { Authorization: 'Bearer admin-token-123' } })).status).toBe(200)
-    expect((await fetch(`${server.url}/sessions/x/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })).status).toBe(200)
+    expect(
+      (await fetch(`${server.url}/_sandbox/sessions`, { headers: { Authorization: 'Bearer admin-token-123' } })).status,
+    ).toBe(200)
+    expect(
+      (await fetch(`${server.url}/sessions/x/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })).status,
+    ).toBe(200)
   })
 })

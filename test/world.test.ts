@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { Appointment, AppointmentStatus, CallStatus, CallWithMessages, Contact, Lead, LeadStatus, Urgency } from '../src/index.js'
+import {
+  Appointment,
+  AppointmentStatus,
+  CallStatus,
+  CallWithMessages,
+  Contact,
+  Lead,
+  LeadStatus,
+  Urgency,
+} from '../src/index.js'
 import { defaultOrganizations } from '../src/world/fixtures.js'
 import { seedWorld } from '../src/world/seedWorld.js'
 import { inProcess, NOW, ORG_1, overHttp, walk, type Transport } from './support/transports.js'
@@ -9,9 +18,13 @@ const DAY = 86_400_000
 /** Everything a key's organization has, read through the API. */
 async function dump(api: Transport, key: string) {
   const [calls, contacts, leads, appointments] = await Promise.all(
-    ['/v1/calls?limit=100', '/v1/contacts?limit=100', '/v1/leads?limit=100', '/v1/appointments?limit=100'].map((path) => walk(api, path, key)),
+    ['/v1/calls?limit=100', '/v1/contacts?limit=100', '/v1/leads?limit=100', '/v1/appointments?limit=100'].map((path) =>
+      walk(api, path, key),
+    ),
   )
-  const detailed = await Promise.all(calls!.map(async (call) => (await api.request(`/v1/calls/${call.id}`, { key })).body.data))
+  const detailed = await Promise.all(
+    calls!.map(async (call) => (await api.request(`/v1/calls/${call.id}`, { key })).body.data),
+  )
   return { calls: detailed, contacts: contacts!, leads: leads!, appointments: appointments! }
 }
 
@@ -48,19 +61,36 @@ function checkInvariants(world: World, organizationIndex: number, now: number) {
     }
     expect(transfers[call.status]).toContain(call.transfer_status)
     expect(call.messages.length).toBeGreaterThan(0)
-    expect(call.transcript).toBe(call.messages.map((m: { role: string; content: string }) => `${m.role === 'assistant' ? 'Assistant' : 'Caller'}: ${m.content}`).join('\n'))
+    expect(call.transcript).toBe(
+      call.messages
+        .map(
+          (m: { role: string; content: string }) => `${m.role === 'assistant' ? 'Assistant' : 'Caller'}: ${m.content}`,
+        )
+        .join('\n'),
+    )
     const times = call.messages.map((m: { timestamp: string }) => Date.parse(m.timestamp))
-    expect(times.every((time: number, i: number) => time >= Date.parse(call.started_at) && time <= end && (i === 0 || time >= times[i - 1]))).toBe(true)
+    expect(
+      times.every(
+        (time: number, i: number) =>
+          time >= Date.parse(call.started_at) && time <= end && (i === 0 || time >= times[i - 1]),
+      ),
+    ).toBe(true)
     expect(call.recording_url).toMatch(/^https:\/\//)
   }
 
   for (const contact of world.contacts) {
     Contact.strict().parse(contact)
-    // The spec types name, email and notes as strings: seeded contacts have them; only a contact created without them has nulls.
-    if (contact.source === 'inbound_call') expect([contact.name, contact.email, contact.notes].every((value) => typeof value === 'string')).toBe(true)
+    // The spec types name, email and notes as strings: seeded contacts have them; only a contact created without them
+    // has nulls.
+    if (contact.source === 'inbound_call')
+      expect([contact.name, contact.email, contact.notes].every((value) => typeof value === 'string')).toBe(true)
     const own = world.calls.filter((call) => call.contact_id === contact.id)
     expect(contact.total_calls, `contact ${contact.id} total_calls`).toBe(own.length)
-    const latest = own.map((call) => call.started_at).sort().at(-1) ?? null
+    const latest =
+      own
+        .map((call) => call.started_at)
+        .sort()
+        .at(-1) ?? null
     expect(contact.last_call_at).toBe(latest)
     expect(contact.updated_at >= contact.created_at).toBe(true)
     expect(['inbound_call', 'api']).toContain(contact.source)
@@ -88,7 +118,9 @@ function checkInvariants(world: World, organizationIndex: number, now: number) {
     expect(appointment.appointment_time_end > appointment.appointment_time_start).toBe(true)
     expect(appointment.appointment_time_start > appointment.created_at).toBe(true)
     const past = Date.parse(appointment.appointment_time_start) <= now
-    expect(past ? ['completed', 'no_show', 'cancelled'] : ['booked', 'confirmed', 'cancelled']).toContain(appointment.status)
+    expect(past ? ['completed', 'no_show', 'cancelled'] : ['booked', 'confirmed', 'cancelled']).toContain(
+      appointment.status,
+    )
   }
 }
 
@@ -128,7 +160,9 @@ describe('the default world (seed 1)', async () => {
     expect(org1.appointments.length / completed).toBeLessThan(0.3)
     expect(new Set(org1.leads.map((lead) => lead.status))).toEqual(new Set(LeadStatus.options))
     expect(new Set(org1.leads.map((lead) => lead.urgency))).toEqual(new Set(Urgency.options))
-    expect(new Set(org1.appointments.map((appointment) => appointment.status))).toEqual(new Set(AppointmentStatus.options))
+    expect(new Set(org1.appointments.map((appointment) => appointment.status))).toEqual(
+      new Set(AppointmentStatus.options),
+    )
   })
 
   it('has the contacts behind the calls plus a few created by API, some never called', () => {
@@ -146,7 +180,11 @@ describe('the default world (seed 1)', async () => {
   it("reads as the business's own calls: its name, its services, no lorem ipsum", () => {
     const text = JSON.stringify(org1)
     expect(text).not.toMatch(/lorem|ipsum/i)
-    expect(org1.calls.filter((call) => call.status === 'completed').every((call) => call.transcript.includes('Harbor Dental'))).toBe(true)
+    expect(
+      org1.calls
+        .filter((call) => call.status === 'completed')
+        .every((call) => call.transcript.includes('Harbor Dental')),
+    ).toBe(true)
     expect(org2.calls.some((call) => call.transcript.includes('Summit Plumbing'))).toBe(true)
     const services = new Set(org1.appointments.map((appointment) => appointment.service_type))
     expect(services.size).toBeGreaterThan(2)
@@ -156,14 +194,26 @@ describe('the default world (seed 1)', async () => {
 
 describe('the default world at any clock', () => {
   // The clocks a black-box review found "confirmed" missing at, and a few more.
-  const clocks = ['2026-11-21T08:00:00Z', '2026-11-21T09:00:00Z', '2026-11-22T00:00:00Z', '2026-10-03T15:00:00Z', '2026-10-07T15:00:00Z', '2026-10-17T15:00:00Z', '2026-10-21T15:00:00Z', '2027-02-28T23:59:59Z']
+  const clocks = [
+    '2026-11-21T08:00:00Z',
+    '2026-11-21T09:00:00Z',
+    '2026-11-22T00:00:00Z',
+    '2026-10-03T15:00:00Z',
+    '2026-10-07T15:00:00Z',
+    '2026-10-17T15:00:00Z',
+    '2026-10-21T15:00:00Z',
+    '2027-02-28T23:59:59Z',
+  ]
 
   it.each(clocks)('shows every lead status, urgency and appointment status at %s', (now) => {
     const world = seedWorld({ seed: 1, now: Date.parse(now), organizations: defaultOrganizations })
-    const own = <T extends { organization_id: string }>(records: T[]) => records.filter((record) => record.organization_id === ORG_1)
+    const own = <T extends { organization_id: string }>(records: T[]) =>
+      records.filter((record) => record.organization_id === ORG_1)
     expect(new Set(own(world.leads).map((lead) => lead.status))).toEqual(new Set(LeadStatus.options))
     expect(new Set(own(world.leads).map((lead) => lead.urgency))).toEqual(new Set(Urgency.options))
-    expect(new Set(own(world.appointments).map((appointment) => appointment.status))).toEqual(new Set(AppointmentStatus.options))
+    expect(new Set(own(world.appointments).map((appointment) => appointment.status))).toEqual(
+      new Set(AppointmentStatus.options),
+    )
     const completed = own(world.calls).filter((call) => call.status === 'completed').length
     expect(own(world.leads).length / completed).toBeGreaterThan(0.25)
     expect(own(world.appointments).length / completed).toBeGreaterThan(0.15)
@@ -216,11 +266,15 @@ describe('live calls as the clock goes on', () => {
     const api = await inProcess({ live: 45_000 })
     try {
       const { sandbox } = api
-      // Live callers whose reasons bring a lead (implant_quote) or an appointment (book_cleaning), then live mode's own.
+      // Live callers whose reasons bring a lead (implant_quote) or an appointment (book_cleaning), then live mode's
+      // own.
       await sandbox.addCall({ status: 'in-progress', reason: 'implant_quote' })
       await sandbox.addCall({ status: 'in-progress', reason: 'book_cleaning' })
       await sandbox.addCall({ status: 'forwarding' })
-      const liveCalls = async (): Promise<Array<{ id: string }>> => [...(await walk(api, '/v1/calls?status=in-progress')), ...(await walk(api, '/v1/calls?status=forwarding'))]
+      const liveCalls = async (): Promise<Array<{ id: string }>> => [
+        ...(await walk(api, '/v1/calls?status=in-progress')),
+        ...(await walk(api, '/v1/calls?status=forwarding')),
+      ]
       const onTheLine = async () => (await liveCalls()).length
       // Every call that was on the line at some point: the seeded live calls, these three, live mode's.
       const wereLive = new Set((await liveCalls()).map(({ id }) => id))

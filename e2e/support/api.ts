@@ -1,4 +1,6 @@
-/** The instant both the service worker's world and the standalone server's are seeded at, their clocks standing still. */
+/**
+ * The instant both the service worker's world and the standalone server's are seeded at, their clocks standing still.
+ */
 export const E2E_NOW = '2026-11-20T12:00:00Z'
 
 /**

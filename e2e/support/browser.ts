@@ -14,7 +14,15 @@ export const ARTIFACTS = resolve(import.meta.dirname, '../artifacts')
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   })
 }
 
@@ -26,7 +34,11 @@ export function launchChromium(): Promise<Browser> {
  * const page = await newPage(browser)
  */
 export async function newPage(browser: Browser): Promise<Page> {
-  const context = await browser.newContext({ timezoneId: 'UTC', locale: 'en-US', viewport: { width: 1280, height: 860 } })
+  const context = await browser.newContext({
+    timezoneId: 'UTC',
+    locale: 'en-US',
+    viewport: { width: 1280, height: 860 },
+  })
   const page = await context.newPage()
   page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
   return page
@@ -54,7 +66,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
  * expect(mswCopies(await scripts())).toBe(1)
  */
 export function mswCopies(scripts: string[]): number {
-  return scripts.reduce((count, text) => count + text.split('Found a redundant usage of query parameters').length - 1, 0)
+  return scripts.reduce(
+    (count, text) => count + text.split('Found a redundant usage of query parameters').length - 1,
+    0,
+  )
 }
 
 /**

@@ -19,7 +19,10 @@ const LEFT_OUT = /^(node_modules|dist.*|storybook-static)$/
 export async function copyExampleForMsw3(example: string, root: string, mswVersion: string): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), 'call-sandbox-e2e-msw3-'))
   try {
-    await cp(example, folder, { recursive: true, filter: (source) => !LEFT_OUT.test(relative(example, source).split(sep)[0]!) })
+    await cp(example, folder, {
+      recursive: true,
+      filter: (source) => !LEFT_OUT.test(relative(example, source).split(sep)[0]!),
+    })
     const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'))
     manifest.devDependencies = { ...manifest.devDependencies, 'call-sandbox': `file:${root}`, msw: mswVersion }
     await writeFile(join(folder, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)

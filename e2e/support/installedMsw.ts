@@ -21,7 +21,9 @@ export function installedMsw(project: string, major: number): InstalledMsw {
   const checksum = workerChecksum(join(project, 'node_modules/msw/lib/mockServiceWorker.js'))
   const published = workerChecksum(join(project, 'public/mockServiceWorker.js'))
   if (published !== checksum) {
-    throw new Error(`${project}/public/mockServiceWorker.js is not the worker of its msw ${version} (checksum ${published}, not ${checksum}): run \`npx msw init public\` there.`)
+    throw new Error(
+      `${project}/public/mockServiceWorker.js is not the worker of its msw ${version} (checksum ${published}, not ${checksum}): run \`npx msw init public\` there.`,
+    )
   }
   return { version, checksum }
 }

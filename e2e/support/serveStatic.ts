@@ -33,7 +33,10 @@ export async function serveStatic(folder: string): Promise<{ url: string; close:
       response.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found')
       return
     }
-    response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' })
+    response.writeHead(200, {
+      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'Cache-Control': 'no-store',
+    })
     createReadStream(file).pipe(response)
   })
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))

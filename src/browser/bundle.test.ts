@@ -46,15 +46,25 @@ async function bundle(specifier: string): Promise<string[]> {
 }
 
 describe('the browser bundle', () => {
-  it.each(['call-sandbox/browser', 'call-sandbox/storybook', 'call-sandbox'])('of %s takes in no Node built-in and no Node-only package', async (specifier) => {
-    const modules = await bundle(specifier)
-    expect(modules.some((id) => id.includes('/dist/esm/'))).toBe(true)
-    expect(modules.filter((id) => BUILTINS.has(id) || id.includes('browser-external'))).toEqual([])
-    expect(modules.filter((id) => NODE_ONLY_PACKAGES.some((name) => id.includes(`/node_modules/${name}/`)))).toEqual([])
-    expect(modules.filter((id) => /\/dist\/esm\/(node|server)\.js$|\/dist\/esm\/chunks\/startServer-|\/dist\/bin\//.test(id))).toEqual([])
-  }, 60_000)
+  it.each(['call-sandbox/browser', 'call-sandbox/storybook', 'call-sandbox'])(
+    'of %s takes in no Node built-in and no Node-only package',
+    async (specifier) => {
+      const modules = await bundle(specifier)
+      expect(modules.some((id) => id.includes('/dist/esm/'))).toBe(true)
+      expect(modules.filter((id) => BUILTINS.has(id) || id.includes('browser-external'))).toEqual([])
+      expect(modules.filter((id) => NODE_ONLY_PACKAGES.some((name) => id.includes(`/node_modules/${name}/`)))).toEqual(
+        [],
+      )
+      expect(
+        modules.filter((id) =>
+          /\/dist\/esm\/(node|server)\.js$|\/dist\/esm\/chunks\/startServer-|\/dist\/bin\//.test(id),
+        ),
+      ).toEqual([])
+    },
+    60_000,
+  )
 
-  it('of call-sandbox/browser has msw/browser\'s setupWorker', async () => {
+  it("of call-sandbox/browser has msw/browser's setupWorker", async () => {
     const modules = await bundle('call-sandbox/browser')
     expect(modules.some((id) => id.includes('/node_modules/msw/lib/browser/'))).toBe(true)
   }, 60_000)
@@ -62,7 +72,11 @@ describe('the browser bundle', () => {
 
 describe('in Node', () => {
   it('call-sandbox/browser is not exported: use call-sandbox/node', async () => {
-    const importing = promisify(execFile)(process.execPath, ['--input-type=module', '-e', "await import('call-sandbox/browser')"], { cwd: ROOT })
+    const importing = promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', "await import('call-sandbox/browser')"],
+      { cwd: ROOT },
+    )
     await expect(importing).rejects.toThrow(/ERR_PACKAGE_PATH_NOT_EXPORTED/)
   })
 })

@@ -11,7 +11,10 @@ import { createSandbox, type CreateSandboxOptions, type SandboxWithHandlers } fr
  * const { worker } = setupSandboxWorker({ seed: 1, now: '2026-11-20T12:00:00Z' })
  * await worker.start({ onUnhandledRequest: 'bypass' }) // msw 3: { onUnhandledFrame: 'bypass' }
  */
-export function setupSandboxWorker(options?: CreateSandboxOptions): { worker: SetupWorker; sandbox: SandboxWithHandlers } {
+export function setupSandboxWorker(options?: CreateSandboxOptions): {
+  worker: SetupWorker
+  sandbox: SandboxWithHandlers
+} {
   const sandbox = createSandbox(options)
   return { worker: setupWorker(...sandbox.handlers), sandbox }
 }

@@ -22,7 +22,12 @@ export interface ControlRoute<Query extends z.ZodObject = z.ZodObject, Body exte
   /** The successful answer's body, envelope included. */
   response: z.ZodType
   /** `proxy`: the proxy in front of the API at this root, in proxy mode. */
-  answer(context: { sandbox: Sandbox; query: z.infer<Query>; body: z.infer<Body>; proxy?: UpstreamProxy }): Promise<ControlAnswer> | ControlAnswer
+  answer(context: {
+    sandbox: Sandbox
+    query: z.infer<Query>
+    body: z.infer<Body>
+    proxy?: UpstreamProxy
+  }): Promise<ControlAnswer> | ControlAnswer
 }
 
 export interface ControlAnswer {
@@ -32,6 +37,8 @@ export interface ControlAnswer {
 }
 
 /** Declares a control route with its query's and body's types inferred from its schemas. */
-export function defineControlRoute<Query extends z.ZodObject, Body extends z.ZodType = z.ZodUndefined>(route: ControlRoute<Query, Body>): ControlRoute {
+export function defineControlRoute<Query extends z.ZodObject, Body extends z.ZodType = z.ZodUndefined>(
+  route: ControlRoute<Query, Body>,
+): ControlRoute {
   return route as unknown as ControlRoute
 }

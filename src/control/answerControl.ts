@@ -21,7 +21,14 @@ import { controlRoutes } from './controlRoutes.js'
  * const request = new Request('http://127.0.0.1:4010/_sandbox/reset', { method: 'POST' })
  * await answerControl(sandbox, request, '/_sandbox/reset', new URL(request.url))
  */
-export async function answerControl(sandbox: Sandbox, request: Request, path: string, url: URL, _root = '', proxy?: UpstreamProxy): Promise<Reply> {
+export async function answerControl(
+  sandbox: Sandbox,
+  request: Request,
+  path: string,
+  url: URL,
+  _root = '',
+  proxy?: UpstreamProxy,
+): Promise<Reply> {
   const requestId = newRequestId()
   try {
     await sandbox.ready
@@ -45,6 +52,9 @@ export function checkAdminToken(sandbox: Sandbox, authorization: string | null):
   const token = bearerToken(authorization)
   if (token !== adminToken) {
     const problem = authorization ? 'carries another token' : 'has no Authorization header'
-    throw new ApiError('unauthorized', `The control plane wants Authorization: Bearer <admin token> (--admin-token); this request ${problem}.`)
+    throw new ApiError(
+      'unauthorized',
+      `The control plane wants Authorization: Bearer <admin token> (--admin-token); this request ${problem}.`,
+    )
   }
 }

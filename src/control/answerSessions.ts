@@ -6,7 +6,13 @@ import { successStatusOf } from '../http/prefer.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedReply, respond, type Reply } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { CreateSessionRequest, RecordEnvelope, SESSION_NAME_MESSAGE, SESSION_NAME_PATTERN, SessionInfo } from '../schemas/index.js'
+import {
+  CreateSessionRequest,
+  RecordEnvelope,
+  SESSION_NAME_MESSAGE,
+  SESSION_NAME_PATTERN,
+  SessionInfo,
+} from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
 import { DEFAULT_SESSION, SessionExistsError, type Sessions } from '../sessions/Sessions.js'
 import { checkAdminToken } from './answerControl.js'
@@ -34,7 +40,11 @@ export interface SessionRoute {
   /** Errors of its own beyond the control plane's, for the OpenAPI document. */
   errors?: number[]
   response: z.ZodType
-  answer(context: { sessions: Sessions; session?: string; body: unknown }): { status?: number; body: Record<string, unknown>; headers?: Record<string, string> }
+  answer(context: { sessions: Sessions; session?: string; body: unknown }): {
+    status?: number
+    body: Record<string, unknown>
+    headers?: Record<string, string>
+  }
 }
 
 /** The sessions of the server, under `/_sandbox/sessions` (with the admin token when the server has one). */
@@ -59,9 +69,13 @@ export const sessionRoutes: readonly SessionRoute[] = [
         return { status: 201, body: { data: { ...session, url } }, headers: { Location: url } }
       } catch (error) {
         if (!(error instanceof SessionExistsError)) throw error
-        throw new ApiError('session_exists', `${error.message} Use it at ${SESSION_PREFIX}/${error.session}/, or pick another name.`, {
-          details: { session: error.session },
-        })
+        throw new ApiError(
+          'session_exists',
+          `${error.message} Use it at ${SESSION_PREFIX}/${error.session}/, or pick another name.`,
+          {
+            details: { session: error.session },
+          },
+        )
       }
     },
   },
@@ -69,7 +83,8 @@ export const sessionRoutes: readonly SessionRoute[] = [
     method: 'GET',
     path: SESSIONS_PATH,
     summary: 'List the sessions',
-    description: 'Every session: the default one (the bare root), then the least recently used first, each with when it was made and last used, its writes and requests, and whether its world is in memory or put away.',
+    description:
+      'Every session: the default one (the bare root), then the least recently used first, each with when it was made and last used, its writes and requests, and whether its world is in memory or put away.',
     pathParams: z.object({}),
     query: z.object({}),
     response: RecordEnvelope(z.array(SessionInfo)),
@@ -79,13 +94,18 @@ export const sessionRoutes: readonly SessionRoute[] = [
     method: 'DELETE',
     path: `${SESSIONS_PATH}/:session`,
     summary: 'End a session',
-    description: 'The session and everything in it are gone; a later request to its name makes a fresh one. The default session is reset, not ended.',
+    description:
+      'The session and everything in it are gone; a later request to its name makes a fresh one. The default session is reset, not ended.',
     pathParams: SessionPath,
     query: z.object({}),
     response: RecordEnvelope(SessionInfo),
     answer: ({ sessions, session: name }) => {
       if (name === DEFAULT_SESSION) {
-        throw new ApiError('invalid_parameter', 'The default session cannot be ended: reset it (POST /_sandbox/reset).', { param: 'session' })
+        throw new ApiError(
+          'invalid_parameter',
+          'The default session cannot be ended: reset it (POST /_sandbox/reset).',
+          { param: 'session' },
+        )
       }
       const ended = sessions.delete(name!)
       if (!ended) throw new ApiError('not_found', `No session is named ${name}.`, { param: 'session' })

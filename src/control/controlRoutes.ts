@@ -38,11 +38,19 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
   const organization = sandbox.organizations.find((candidate) => candidate.organization_id === organization_id)
   if (!organization) {
     const known = sandbox.organizations.map((candidate) => candidate.organization_id).join(', ')
-    details.push({ field: 'organization_id', code: 'invalid_format', message: `organization_id must be one of the sandbox's organizations: ${known}` })
+    details.push({
+      field: 'organization_id',
+      code: 'invalid_format',
+      message: `organization_id must be one of the sandbox's organizations: ${known}`,
+    })
   } else if (reason !== undefined && SimulateCallRequest.shape.reason.safeParse(reason).success) {
     const reasons = businessTypes.get(organization.business_type)!.reasons.map(({ id }) => id)
     if (!reasons.includes(reason as string)) {
-      details.push({ field: 'reason', code: 'invalid_format', message: `reason must be one of ${organization.business_type}'s: ${reasons.join(', ')}` })
+      details.push({
+        field: 'reason',
+        code: 'invalid_format',
+        message: `reason must be one of ${organization.business_type}'s: ${reasons.join(', ')}`,
+      })
     }
   }
   return details
@@ -95,7 +103,7 @@ export const controlRoutes: readonly ControlRoute[] = [
     path: '/_sandbox/drift',
     summary: 'How the upstream differs from the contract (proxy mode)',
     description:
-      'With --proxy: per endpoint and rule, how many of the upstream\'s answers broke what the contract promises, with the first examples (field, expected, got, and the upstream\'s request id), to paste into a ticket for the vendor. Since the proxy started or the last reset. Without a proxy: empty, with upstream null.',
+      "With --proxy: per endpoint and rule, how many of the upstream's answers broke what the contract promises, with the first examples (field, expected, got, and the upstream's request id), to paste into a ticket for the vendor. Since the proxy started or the last reset. Without a proxy: empty, with upstream null.",
     query: NoQuery,
     response: RecordEnvelope(DriftReport),
     answer: ({ proxy }) => ({ body: { data: proxy?.drift.report() ?? noDrift() } }),
@@ -143,7 +151,8 @@ export const controlRoutes: readonly ControlRoute[] = [
     method: 'POST',
     path: '/_sandbox/clock',
     summary: 'Set or move the clock',
-    description: '`{"now": "2026-11-21T09:00:00Z"}` sets it; `{"advance_seconds": 900}` moves it on (negative: back). Live calls whose end has come end.',
+    description:
+      '`{"now": "2026-11-21T09:00:00Z"}` sets it; `{"advance_seconds": 900}` moves it on (negative: back). Live calls whose end has come end.',
     query: NoQuery,
     body: ClockRequest,
     response: RecordEnvelope(ClockState),
@@ -153,7 +162,9 @@ export const controlRoutes: readonly ControlRoute[] = [
       if (!(target >= CLOCK_RANGE.min && target <= CLOCK_RANGE.max)) {
         const field = now !== undefined ? 'now' : 'advance_seconds'
         const message = `${field} must keep the clock from 1970-01-01 to 9000-01-01; it would be at ${Number.isFinite(new Date(target).getTime()) ? new Date(target).toISOString() : target}`
-        throw new ApiError('validation_failed', `The body has a bad field: ${message}.`, { details: [{ field, code: 'invalid_format', message }] })
+        throw new ApiError('validation_failed', `The body has a bad field: ${message}.`, {
+          details: [{ field, code: 'invalid_format', message }],
+        })
       }
       sandbox.clock.set(target)
       await sandbox.settle()
@@ -168,7 +179,13 @@ export const controlRoutes: readonly ControlRoute[] = [
     query: NoQuery,
     response: RecordEnvelope(z.array(ScenarioInfo)),
     answer: ({ sandbox }) => ({
-      body: { data: SCENARIO_NAMES.map((name) => ({ name, description: scenarios[name].description, current: name === sandbox.options.scenario })) },
+      body: {
+        data: SCENARIO_NAMES.map((name) => ({
+          name,
+          description: scenarios[name].description,
+          current: name === sandbox.options.scenario,
+        })),
+      },
     }),
   }),
 ]

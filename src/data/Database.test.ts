@@ -9,7 +9,14 @@ const NOW = Date.parse('2026-11-20T12:00:00.000Z')
 const [ORG_1, ORG_2] = [defaultOrganizations[0]!, defaultOrganizations[1]!]
 
 /** A small world: 60 calls for the first organization, 25 for the second. */
-const WORLD = seedWorld({ seed: 1, now: NOW, organizations: [{ ...ORG_1, calls: 60 }, { ...ORG_2, calls: 25 }] })
+const WORLD = seedWorld({
+  seed: 1,
+  now: NOW,
+  organizations: [
+    { ...ORG_1, calls: 60 },
+    { ...ORG_2, calls: 25 },
+  ],
+})
 
 async function loadedDatabase(): Promise<Database> {
   const db = new Database()
@@ -18,7 +25,12 @@ async function loadedDatabase(): Promise<Database> {
 }
 
 /** What a page must hold, by brute force: filter all records, sort, then cut. */
-function bruteForce<K extends Kind>(db: Database, kind: K, organizationId: string, query: Omit<PageQuery<K>, 'limit' | 'after'>): StoredRecords[K][] {
+function bruteForce<K extends Kind>(
+  db: Database,
+  kind: K,
+  organizationId: string,
+  query: Omit<PageQuery<K>, 'limit' | 'after'>,
+): StoredRecords[K][] {
   const equals = Object.entries(query.equals ?? {}) as Array<[string, string]>
   return db
     .all(kind)
@@ -29,7 +41,12 @@ function bruteForce<K extends Kind>(db: Database, kind: K, organizationId: strin
 }
 
 /** Every page of a query, walking with `after` = the position of each page's last record. */
-function walk<K extends Kind>(db: Database, kind: K, organizationId: string, query: PageQuery<K>): { records: StoredRecords[K][]; pages: number } {
+function walk<K extends Kind>(
+  db: Database,
+  kind: K,
+  organizationId: string,
+  query: PageQuery<K>,
+): { records: StoredRecords[K][]; pages: number } {
   const records: StoredRecords[K][] = []
   let after = query.after
   for (let pages = 1; pages <= 10_000; pages++) {
@@ -63,15 +80,22 @@ describe('Database', () => {
     expect(WORLD.calls.filter((call) => call.organization_id === ORG_1.organization_id)).toHaveLength(60)
     expect(WORLD.leads.length).toBeGreaterThan(5)
     expect(WORLD.appointments.length).toBeGreaterThan(3)
-    expect(WORLD.calls.filter((call) => call.caller_phone === repeatCaller).length, 'a caller who rang more than once').toBeGreaterThan(1)
+    expect(
+      WORLD.calls.filter((call) => call.caller_phone === repeatCaller).length,
+      'a caller who rang more than once',
+    ).toBeGreaterThan(1)
   })
 
-  it("keys each record in @msw/data by its own id, loaded, inserted or changed, and leaves the world it was given as it was", async () => {
+  it('keys each record in @msw/data by its own id, loaded, inserted or changed, and leaves the world it was given as it was', async () => {
     const world = structuredClone(WORLD)
     const db = new Database()
     await db.load(world)
     const contact = world.contacts[0]!
-    const inserted = await db.insert('contacts', { ...contact, id: '0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21', phone: '+14155550100' })
+    const inserted = await db.insert('contacts', {
+      ...contact,
+      id: '0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21',
+      phone: '+14155550100',
+    })
     const changed = await db.update('calls', world.calls[0]!.id, { caller_name: 'Changed' })
     const changedTwice = await db.update('calls', world.calls[0]!.id, { caller_name: 'Changed again' })
     // @msw/data's key is a symbol it does not export; a record shows it among its own.
@@ -100,7 +124,11 @@ describe('Database', () => {
       { kind: 'calls', organization: ORG_1.organization_id, equals: { status: 'failed' } },
       { kind: 'calls', organization: ORG_1.organization_id, equals: { status: 'in-progress' } },
       { kind: 'calls', organization: ORG_1.organization_id, equals: { caller_phone: repeatCaller } },
-      { kind: 'calls', organization: ORG_1.organization_id, equals: { status: 'completed', caller_phone: repeatCaller } },
+      {
+        kind: 'calls',
+        organization: ORG_1.organization_id,
+        equals: { status: 'completed', caller_phone: repeatCaller },
+      },
       { kind: 'calls', organization: ORG_1.organization_id, equals: { status: 'completed' }, sinceMs: since },
       { kind: 'calls', organization: ORG_1.organization_id, sinceMs: since },
       { kind: 'calls', organization: ORG_1.organization_id, equals: { status: 'no-such-status' } },
@@ -110,28 +138,51 @@ describe('Database', () => {
       { kind: 'contacts', organization: ORG_1.organization_id, equals: { phone: repeatCaller } },
       { kind: 'contacts', organization: ORG_1.organization_id, equals: { phone: '+10000000000' } },
       { kind: 'leads', organization: ORG_1.organization_id },
-      { kind: 'leads', organization: ORG_1.organization_id, equals: { status: commonValue('leads', ORG_1.organization_id, 'status') } },
-      { kind: 'leads', organization: ORG_1.organization_id, equals: { urgency: commonValue('leads', ORG_1.organization_id, 'urgency') } },
       {
         kind: 'leads',
         organization: ORG_1.organization_id,
-        equals: { status: commonValue('leads', ORG_1.organization_id, 'status'), urgency: commonValue('leads', ORG_1.organization_id, 'urgency') },
+        equals: { status: commonValue('leads', ORG_1.organization_id, 'status') },
+      },
+      {
+        kind: 'leads',
+        organization: ORG_1.organization_id,
+        equals: { urgency: commonValue('leads', ORG_1.organization_id, 'urgency') },
+      },
+      {
+        kind: 'leads',
+        organization: ORG_1.organization_id,
+        equals: {
+          status: commonValue('leads', ORG_1.organization_id, 'status'),
+          urgency: commonValue('leads', ORG_1.organization_id, 'urgency'),
+        },
       },
       { kind: 'appointments', organization: ORG_1.organization_id },
-      { kind: 'appointments', organization: ORG_1.organization_id, equals: { status: commonValue('appointments', ORG_1.organization_id, 'status') } },
+      {
+        kind: 'appointments',
+        organization: ORG_1.organization_id,
+        equals: { status: commonValue('appointments', ORG_1.organization_id, 'status') },
+      },
       { kind: 'appointments', organization: ORG_2.organization_id, sinceMs: since },
       { kind: 'calls', organization: '00000000-0000-4000-8000-000000000000' },
     ]
 
-    describe.each(cases)('$kind of $organization, equals $equals, sinceMs $sinceMs', ({ kind, organization, equals, sinceMs }) => {
-      it.each([1, 2, 7, 50, 100, 1_000])('walks pages of %i to what a brute-force filter and sort returns', (limit) => {
-        const expected = bruteForce(db, kind, organization, { equals: equals as Filters<Kind>, sinceMs })
-        const { records, pages } = walk(db, kind, organization, { limit, equals: equals as Filters<Kind>, sinceMs })
-        expect(ids(records)).toEqual(ids(expected))
-        expect(records).toEqual(expected)
-        expect(pages, 'the last page is the one with the last record').toBe(Math.max(1, Math.ceil(expected.length / limit)))
-      })
-    })
+    describe.each(cases)(
+      '$kind of $organization, equals $equals, sinceMs $sinceMs',
+      ({ kind, organization, equals, sinceMs }) => {
+        it.each([1, 2, 7, 50, 100, 1_000])(
+          'walks pages of %i to what a brute-force filter and sort returns',
+          (limit) => {
+            const expected = bruteForce(db, kind, organization, { equals: equals as Filters<Kind>, sinceMs })
+            const { records, pages } = walk(db, kind, organization, { limit, equals: equals as Filters<Kind>, sinceMs })
+            expect(ids(records)).toEqual(ids(expected))
+            expect(records).toEqual(expected)
+            expect(pages, 'the last page is the one with the last record').toBe(
+              Math.max(1, Math.ceil(expected.length / limit)),
+            )
+          },
+        )
+      },
+    )
 
     it('says hasMore exactly when records are left', () => {
       const all = bruteForce(db, 'calls', ORG_1.organization_id, {})
@@ -141,7 +192,10 @@ describe('Database', () => {
     })
 
     it('ignores equals values that are undefined', () => {
-      const page = db.page('calls', ORG_1.organization_id, { limit: 1_000, equals: { status: undefined, caller_phone: undefined } })
+      const page = db.page('calls', ORG_1.organization_id, {
+        limit: 1_000,
+        equals: { status: undefined, caller_phone: undefined },
+      })
       expect(ids(page.records)).toEqual(ids(bruteForce(db, 'calls', ORG_1.organization_id, {})))
     })
 
@@ -149,7 +203,9 @@ describe('Database', () => {
       const all = bruteForce(db, 'calls', ORG_1.organization_id, {})
       const middle = all[20]!
       const between = { t: Date.parse(middle.created_at), id: `${middle.id}0` }
-      expect(ids(db.page('calls', ORG_1.organization_id, { limit: 1_000, after: between }).records)).toEqual(ids(all.slice(20)))
+      expect(ids(db.page('calls', ORG_1.organization_id, { limit: 1_000, after: between }).records)).toEqual(
+        ids(all.slice(20)),
+      )
       const sinceMs = Date.parse(all[10]!.created_at)
       expect(ids(db.page('calls', ORG_1.organization_id, { limit: 1_000, sinceMs }).records)).toEqual(
         ids(all.filter((call) => Date.parse(call.created_at) > sinceMs)),
@@ -172,7 +228,8 @@ describe('Database', () => {
       db = await loadedDatabase()
     })
 
-    const template = () => structuredClone(WORLD.contacts.find((contact) => contact.organization_id === ORG_1.organization_id)!)
+    const template = () =>
+      structuredClone(WORLD.contacts.find((contact) => contact.organization_id === ORG_1.organization_id)!)
     const newContact = (overrides: Partial<StoredContact> = {}): StoredContact => ({
       ...template(),
       id: '0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21',
@@ -198,16 +255,34 @@ describe('Database', () => {
       const listed = walk(db, 'contacts', ORG_1.organization_id, { limit: 3 }).records
       expect(ids(listed)).toContain(contact.id)
       expect(ids(listed)).toEqual(ids(bruteForce(db, 'contacts', ORG_1.organization_id, {})))
-      expect(ids(db.page('contacts', ORG_1.organization_id, { limit: 10, equals: { phone: contact.phone } }).records)).toEqual([contact.id])
+      expect(
+        ids(db.page('contacts', ORG_1.organization_id, { limit: 10, equals: { phone: contact.phone } }).records),
+      ).toEqual([contact.id])
     })
 
     it('adds a call with its messages, found by its status and its phone', async () => {
-      const source = WORLD.calls.find((call) => call.organization_id === ORG_1.organization_id && call.status === 'completed')!
-      const call = { ...structuredClone(source), id: '5b0f7f0e-6f7b-4c8e-9d0a-2b3c4d5e6f70', caller_phone: '+14155550111', created_at: new Date(NOW - 1_000).toISOString() }
+      const source = WORLD.calls.find(
+        (call) => call.organization_id === ORG_1.organization_id && call.status === 'completed',
+      )!
+      const call = {
+        ...structuredClone(source),
+        id: '5b0f7f0e-6f7b-4c8e-9d0a-2b3c4d5e6f70',
+        caller_phone: '+14155550111',
+        created_at: new Date(NOW - 1_000).toISOString(),
+      }
       await db.insert('calls', call)
       expect(db.page('calls', ORG_1.organization_id, { limit: 1 }).records[0]?.id).toBe(call.id)
-      expect(ids(db.page('calls', ORG_1.organization_id, { limit: 100, equals: { status: 'completed', caller_phone: '+14155550111' } }).records)).toEqual([call.id])
-      expect(db.messages(call.id).map(({ content }) => content)).toEqual(db.messages(source.id).map(({ content }) => content))
+      expect(
+        ids(
+          db.page('calls', ORG_1.organization_id, {
+            limit: 100,
+            equals: { status: 'completed', caller_phone: '+14155550111' },
+          }).records,
+        ),
+      ).toEqual([call.id])
+      expect(db.messages(call.id).map(({ content }) => content)).toEqual(
+        db.messages(source.id).map(({ content }) => content),
+      )
     })
 
     it.each([
@@ -225,7 +300,12 @@ describe('Database', () => {
       { kind: 'appointments', why: 'an appointment_date that is no date', change: { appointment_date: '2026-02-30' } },
     ] as const)('throws on a $kind record with $why, and stores nothing', async ({ kind, change }) => {
       const source = structuredClone(WORLD[kind].find((record) => record.organization_id === ORG_1.organization_id)!)
-      const record = { ...source, id: '0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21', created_at: new Date(NOW - 1_000).toISOString(), ...change }
+      const record = {
+        ...source,
+        id: '0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21',
+        created_at: new Date(NOW - 1_000).toISOString(),
+        ...change,
+      }
       const before = bruteForce(db, kind, ORG_1.organization_id, {})
       await expect(db.insert(kind, record as never)).rejects.toThrow()
       expect(db.get(kind, record.id)).toBeUndefined()
@@ -236,8 +316,16 @@ describe('Database', () => {
     })
 
     it.each([
-      ['an id another contact has', (contact: StoredContact) => newContact({ id: contact.id, phone: '+14155550199' }), /id/],
-      ["a phone another contact of the organization has", (contact: StoredContact) => newContact({ phone: contact.phone }), /phone/],
+      [
+        'an id another contact has',
+        (contact: StoredContact) => newContact({ id: contact.id, phone: '+14155550199' }),
+        /id/,
+      ],
+      [
+        'a phone another contact of the organization has',
+        (contact: StoredContact) => newContact({ phone: contact.phone }),
+        /phone/,
+      ],
     ])('throws on a contact with %s, and stores nothing', async (_why, make, message) => {
       const existing = WORLD.contacts.find((contact) => contact.organization_id === ORG_1.organization_id)!
       const before = ids(walk(db, 'contacts', ORG_1.organization_id, { limit: 100 }).records)
@@ -252,8 +340,15 @@ describe('Database', () => {
       ['one time too few', 'short'],
       ['a time that is no number', 'text'],
     ] as const)('throws on a call with %s, and stores nothing', async (_why, damage) => {
-      const source = structuredClone(WORLD.calls.find((call) => call.organization_id === ORG_1.organization_id && call.status === 'completed')!)
-      const times = damage === undefined ? undefined : damage === 'short' ? source.message_times.slice(1) : ['soon', ...source.message_times.slice(1)]
+      const source = structuredClone(
+        WORLD.calls.find((call) => call.organization_id === ORG_1.organization_id && call.status === 'completed')!,
+      )
+      const times =
+        damage === undefined
+          ? undefined
+          : damage === 'short'
+            ? source.message_times.slice(1)
+            : ['soon', ...source.message_times.slice(1)]
       const call = { ...source, id: '5b0f7f0e-6f7b-4c8e-9d0a-2b3c4d5e6f71', message_times: times }
       await expect(db.insert('calls', call as never)).rejects.toThrow(/message_times/)
       expect(db.get('calls', call.id)).toBeUndefined()
@@ -267,12 +362,22 @@ describe('Database', () => {
       db = await loadedDatabase()
     })
 
-    const lead = () => WORLD.leads.find((lead) => lead.organization_id === ORG_1.organization_id && lead.status === 'new')!
+    const lead = () =>
+      WORLD.leads.find((lead) => lead.organization_id === ORG_1.organization_id && lead.status === 'new')!
 
     it('changes the fields given and keeps the others', async () => {
       const { id } = lead()
-      const updated = await db.update('leads', id, { status: 'qualified', interest: 'Whitening', updated_at: new Date(NOW).toISOString() })
-      expect(updated).toEqual({ ...lead(), status: 'qualified', interest: 'Whitening', updated_at: new Date(NOW).toISOString() })
+      const updated = await db.update('leads', id, {
+        status: 'qualified',
+        interest: 'Whitening',
+        updated_at: new Date(NOW).toISOString(),
+      })
+      expect(updated).toEqual({
+        ...lead(),
+        status: 'qualified',
+        interest: 'Whitening',
+        updated_at: new Date(NOW).toISOString(),
+      })
       expect(db.get('leads', id)).toEqual(updated)
       expect(db.changed).toBe(true)
     })
@@ -292,29 +397,38 @@ describe('Database', () => {
       expect(db.get('leads', '00000000-0000-4000-8000-000000000000')).toBeUndefined()
       expect(ids(bruteForce(db, 'leads', ORG_2.organization_id, {}))).not.toContain(original.id)
       expect(ids(db.page('leads', ORG_1.organization_id, { limit: 1_000 }).records)).toContain(original.id)
-      expect(db.page('leads', ORG_2.organization_id, { limit: 1_000 }).records.map(({ id }) => id)).not.toContain(original.id)
+      expect(db.page('leads', ORG_2.organization_id, { limit: 1_000 }).records.map(({ id }) => id)).not.toContain(
+        original.id,
+      )
     })
 
     it("moves a lead between filter indexes: new → lost is found by status 'lost' and not by 'new'", async () => {
       const { id } = lead()
-      const byStatus = (status: string) => ids(walk(db, 'leads', ORG_1.organization_id, { limit: 2, equals: { status } }).records)
+      const byStatus = (status: string) =>
+        ids(walk(db, 'leads', ORG_1.organization_id, { limit: 2, equals: { status } }).records)
       expect(byStatus('new')).toContain(id)
       expect(byStatus('lost')).not.toContain(id)
       await db.update('leads', id, { status: 'lost' })
       expect(byStatus('new')).not.toContain(id)
       expect(byStatus('lost')).toContain(id)
       for (const status of ['new', 'lost', 'contacted']) {
-        expect(byStatus(status), status).toEqual(ids(bruteForce(db, 'leads', ORG_1.organization_id, { equals: { status } })))
+        expect(byStatus(status), status).toEqual(
+          ids(bruteForce(db, 'leads', ORG_1.organization_id, { equals: { status } })),
+        )
       }
     })
 
-    it("moves a contact between phones: contactByPhone finds it by the new phone only", async () => {
+    it('moves a contact between phones: contactByPhone finds it by the new phone only', async () => {
       const contact = WORLD.contacts.find((contact) => contact.organization_id === ORG_1.organization_id)!
       await db.update('contacts', contact.id, { phone: '+14155550177' })
       expect(db.contactByPhone(ORG_1.organization_id, '+14155550177')?.id).toBe(contact.id)
       expect(db.contactByPhone(ORG_1.organization_id, contact.phone), `the old phone ${contact.phone}`).toBeUndefined()
-      expect(ids(db.page('contacts', ORG_1.organization_id, { limit: 10, equals: { phone: contact.phone } }).records)).toEqual([])
-      expect(ids(db.page('contacts', ORG_1.organization_id, { limit: 10, equals: { phone: '+14155550177' } }).records)).toEqual([contact.id])
+      expect(
+        ids(db.page('contacts', ORG_1.organization_id, { limit: 10, equals: { phone: contact.phone } }).records),
+      ).toEqual([])
+      expect(
+        ids(db.page('contacts', ORG_1.organization_id, { limit: 10, equals: { phone: '+14155550177' } }).records),
+      ).toEqual([contact.id])
     })
 
     it('validates the result: a bad field throws and changes nothing', async () => {
@@ -326,7 +440,9 @@ describe('Database', () => {
     })
 
     it('throws on an id that names no record', async () => {
-      await expect(db.update('leads', '00000000-0000-4000-8000-000000000000', { status: 'lost' })).rejects.toThrow(/00000000-0000-4000-8000-000000000000/)
+      await expect(db.update('leads', '00000000-0000-4000-8000-000000000000', { status: 'lost' })).rejects.toThrow(
+        /00000000-0000-4000-8000-000000000000/,
+      )
     })
   })
 
@@ -336,14 +452,39 @@ describe('Database', () => {
       const state: Record<string, unknown> = { changed: db.changed }
       for (const organization of [ORG_1.organization_id, ORG_2.organization_id]) {
         for (const { kind, filters } of [
-          { kind: 'calls', filters: [{}, ...['completed', 'failed', 'blocked', 'in-progress', 'forwarding'].map((status) => ({ status })), { caller_phone: repeatCaller }, { caller_phone: '+14155550100' }] },
+          {
+            kind: 'calls',
+            filters: [
+              {},
+              ...['completed', 'failed', 'blocked', 'in-progress', 'forwarding'].map((status) => ({ status })),
+              { caller_phone: repeatCaller },
+              { caller_phone: '+14155550100' },
+            ],
+          },
           { kind: 'contacts', filters: [{}, { phone: repeatCaller }, ...extraPhones.map((phone) => ({ phone }))] },
-          { kind: 'leads', filters: [{}, ...['new', 'contacted', 'qualified', 'converted', 'lost'].map((status) => ({ status })), { urgency: 'high' }, { urgency: 'low' }] },
-          { kind: 'appointments', filters: [{}, ...['booked', 'confirmed', 'cancelled', 'completed', 'no_show'].map((status) => ({ status }))] },
+          {
+            kind: 'leads',
+            filters: [
+              {},
+              ...['new', 'contacted', 'qualified', 'converted', 'lost'].map((status) => ({ status })),
+              { urgency: 'high' },
+              { urgency: 'low' },
+            ],
+          },
+          {
+            kind: 'appointments',
+            filters: [
+              {},
+              ...['booked', 'confirmed', 'cancelled', 'completed', 'no_show'].map((status) => ({ status })),
+            ],
+          },
         ] as const) {
           for (const equals of filters) {
             for (const limit of [1, 1_000]) {
-              state[`${kind} ${organization} ${JSON.stringify(equals)} ${limit}`] = db.page(kind, organization, { limit, equals })
+              state[`${kind} ${organization} ${JSON.stringify(equals)} ${limit}`] = db.page(kind, organization, {
+                limit,
+                equals,
+              })
             }
           }
           state[`count ${kind} ${organization}`] = db.count(kind, organization)
@@ -362,7 +503,11 @@ describe('Database', () => {
       return structuredClone(state)
     }
 
-    const NEW_IDS = ['0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21', '5b0f7f0e-6f7b-4c8e-9d0a-2b3c4d5e6f70', '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f']
+    const NEW_IDS = [
+      '0e4a9a4e-58c1-4c46-9a1d-1f6c3b0d7e21',
+      '5b0f7f0e-6f7b-4c8e-9d0a-2b3c4d5e6f70',
+      '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+    ]
     const NEW_PHONES = ['+14155550100', '+14155550111', '+14155550177', '+14155550188']
 
     async function writeAMix(db: Database): Promise<void> {
@@ -372,9 +517,25 @@ describe('Database', () => {
       const lead = WORLD.leads.find((lead) => org1(lead) && lead.status === 'new')!
       const appointment = WORLD.appointments.find(org1)!
       // Inserts: a contact, a call of an existing caller, a lead.
-      await db.insert('contacts', { ...structuredClone(contact), id: NEW_IDS[0]!, phone: '+14155550100', source: 'api', created_at: new Date(NOW).toISOString() })
-      await db.insert('calls', { ...structuredClone(call), id: NEW_IDS[1]!, caller_phone: repeatCaller, created_at: new Date(NOW - 60_000).toISOString() })
-      await db.insert('leads', { ...structuredClone(lead), id: NEW_IDS[2]!, status: 'new', created_at: call.created_at })
+      await db.insert('contacts', {
+        ...structuredClone(contact),
+        id: NEW_IDS[0]!,
+        phone: '+14155550100',
+        source: 'api',
+        created_at: new Date(NOW).toISOString(),
+      })
+      await db.insert('calls', {
+        ...structuredClone(call),
+        id: NEW_IDS[1]!,
+        caller_phone: repeatCaller,
+        created_at: new Date(NOW - 60_000).toISOString(),
+      })
+      await db.insert('leads', {
+        ...structuredClone(lead),
+        id: NEW_IDS[2]!,
+        status: 'new',
+        created_at: call.created_at,
+      })
       // Updates of loaded records, one of them twice, one moving between indexes.
       await db.update('leads', lead.id, { status: 'lost' })
       await db.update('leads', lead.id, { status: 'contacted', urgency: 'high' })
@@ -405,7 +566,10 @@ describe('Database', () => {
       const loaded = snapshot(db, [], ['+14155550188'])
       await db.update('contacts', contact.id, { phone: '+14155550188' })
       await db.rollback()
-      expect(db.contactByPhone(ORG_1.organization_id, '+14155550188'), 'the phone it had only between load and rollback').toBeUndefined()
+      expect(
+        db.contactByPhone(ORG_1.organization_id, '+14155550188'),
+        'the phone it had only between load and rollback',
+      ).toBeUndefined()
       expect(db.contactByPhone(ORG_1.organization_id, contact.phone)?.id).toBe(contact.id)
       expect(snapshot(db, [], ['+14155550188'])).toEqual(loaded)
     })
@@ -478,7 +642,9 @@ describe('Database', () => {
       expect(WORLD.calls.length).toBeGreaterThan(0)
       for (const call of WORLD.calls) {
         const messages = db.messages(call.id)
-        const lines = messages.map(({ role, content }) => `${role === 'assistant' ? 'Assistant' : 'Caller'}: ${content}`)
+        const lines = messages.map(
+          ({ role, content }) => `${role === 'assistant' ? 'Assistant' : 'Caller'}: ${content}`,
+        )
         expect(lines.join('\n'), call.id).toBe(call.transcript)
         expect(messages.length, call.id).toBe(call.message_times.length)
         const times = messages.map(({ timestamp }) => Date.parse(timestamp))

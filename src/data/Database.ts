@@ -22,6 +22,7 @@ export type { Filters, Page, PageQuery } from './ListIndexes.js'
  * @note Typed at this class's boundary: inside, a record is any kind's, and
  * `@msw/data`'s record type (with its hidden symbols) is not spelled out.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the note above; a schema of unknown would refuse every kind's records.
 type AnyCollection = Collection<StandardSchemaV1<any>>
 type AnyRecord = StoredRecords[Kind]
 
@@ -53,6 +54,7 @@ export class Database {
   #written = createCollections()
   /** Ids of the records whose current version is in `#written`. */
   #writtenIds = byKind(() => new Set<string>())
+  // biome-ignore lint/suspicious/noExplicitAny: as AnyCollection above: a record of any kind, typed where it leaves the class.
   #byId = byKind(() => new Map<string, any>())
   #lists = new ListIndexes()
   #contactsByPhone = new Map<string, string>()
@@ -84,7 +86,9 @@ export class Database {
     const key = await collectionKey()
     for (const kind of KINDS) {
       const collection = this.#loaded[kind]
-      const stored = await Promise.all(world[kind].map((record) => collection.create(keyedById(key, this.#setAside(kind, record)))))
+      const stored = await Promise.all(
+        world[kind].map((record) => collection.create(keyedById(key, this.#setAside(kind, record)))),
+      )
       for (const record of stored) {
         this.#remember(kind, record)
         loaded.push([kind, record])
@@ -136,7 +140,8 @@ export class Database {
    */
   async transaction<T>(write: () => Promise<T>): Promise<T> {
     if (this.#undo) throw new Error('A transaction is under way: transactions do not nest.')
-    const undo: Undo[] = (this.#undo = [])
+    const undo: Undo[] = []
+    this.#undo = undo
     try {
       return await write()
     } catch (error) {
@@ -183,7 +188,10 @@ export class Database {
         const ending = this.#endings.get(id)
         return { kind, record: { ...record, message_times: this.#timesOf(record), ...(ending && { ending }) } }
       }),
-      changed: [...this.#originals.values()].map(([kind, original]) => ({ kind, record: this.#byId[kind].get(original.id) })),
+      changed: [...this.#originals.values()].map(([kind, original]) => ({
+        kind,
+        record: this.#byId[kind].get(original.id),
+      })),
     }
   }
 
@@ -198,7 +206,10 @@ export class Database {
     return call ? messagesOf(call.transcript, this.#timesOf(call)) : []
   }
 
-  /** When each line of a call's transcript was said; a call that ended has its full conversation, whose times its ending holds. */
+  /**
+   * When each line of a call's transcript was said; a call that ended has its full conversation, whose times its ending
+   * holds.
+   */
   #timesOf(call: StoredCall): number[] {
     const ending = this.#endings.get(call.id)
     return (ending && call.ended_at !== null ? ending.message_times : this.#messageTimes.get(call.id)) ?? []
@@ -216,7 +227,9 @@ export class Database {
       const done =
         !ending ||
         !call ||
-        (call.ended_at !== null && (!ending.lead || this.get('leads', ending.lead.id)) && (!ending.appointment || this.get('appointments', ending.appointment.id)))
+        (call.ended_at !== null &&
+          (!ending.lead || this.get('leads', ending.lead.id)) &&
+          (!ending.appointment || this.get('appointments', ending.appointment.id)))
       if (done) this.#pendingEndings.delete(callId)
       else yield [callId, ending]
     }
@@ -238,23 +251,31 @@ export class Database {
    */
   check<K extends Kind>(kind: K, record: unknown, { insert = false } = {}): StoredRecords[K] {
     const checked = storedSchemas[kind].parse(record) as StoredRecords[K]
-    if (insert && this.#byId[kind].has(checked.id)) throw new Error(`A ${kind} record with the id ${checked.id} exists already.`)
+    if (insert && this.#byId[kind].has(checked.id))
+      throw new Error(`A ${kind} record with the id ${checked.id} exists already.`)
     if (insert && kind === 'contacts' && this.#contactsByPhone.has(phoneKey(checked as StoredContact))) {
       throw new Error(`A contact with the phone ${(checked as StoredContact).phone} exists already.`)
     }
     return checked
   }
 
-  /** Adds a record, checked first: its kind's schema, a new id, a phone no other contact has, a time for each line of a call. */
+  /**
+   * Adds a record, checked first: its kind's schema, a new id, a phone no other contact has, a time for each line of a
+   * call.
+   */
   async insert<K extends Kind>(kind: K, record: WorldRecords[K][number]): Promise<StoredRecords[K]> {
     const checked = this.check(kind, record, { insert: true })
     if (kind === 'calls') {
       const { message_times, ending } = record as CallWithConversation
       if (!hasTimePerLine((checked as StoredCall).transcript, message_times)) {
-        throw new Error(`The call ${checked.id} needs message_times: one epoch-ms time for each of its ${linesOf((checked as StoredCall).transcript)} transcript lines.`)
+        throw new Error(
+          `The call ${checked.id} needs message_times: one epoch-ms time for each of its ${linesOf((checked as StoredCall).transcript)} transcript lines.`,
+        )
       }
       if (ending !== undefined && !hasTimePerLine(ending.call.transcript, ending.message_times)) {
-        throw new Error(`The ending of the call ${checked.id} needs one epoch-ms time for each of its ${linesOf(ending.call.transcript)} transcript lines.`)
+        throw new Error(
+          `The ending of the call ${checked.id} needs one epoch-ms time for each of its ${linesOf(ending.call.transcript)} transcript lines.`,
+        )
       }
       this.#setAside(kind, record)
     }
@@ -270,7 +291,13 @@ export class Database {
   async update<K extends Kind>(kind: K, id: string, changes: Partial<StoredRecords[K]>): Promise<StoredRecords[K]> {
     const current = this.get(kind, id)
     if (!current) throw new Error(`No ${kind} record has the id ${id}.`)
-    const next = storedSchemas[kind].parse({ ...current, ...changes, id, organization_id: current.organization_id, created_at: current.created_at })
+    const next = storedSchemas[kind].parse({
+      ...current,
+      ...changes,
+      id,
+      organization_id: current.organization_id,
+      created_at: current.created_at,
+    })
     const key = journalKey(kind, id)
     const firstChange = !this.#originals.has(key) && !this.#inserted.some(([k, i]) => k === kind && i === id)
     if (firstChange) this.#originals.set(key, [kind, current])
@@ -298,7 +325,10 @@ export class Database {
   async #replace(kind: Kind, next: AnyRecord): Promise<AnyRecord> {
     const current = this.#byId[kind].get(next.id)!
     const stored = this.#writtenIds[kind].has(next.id)
-      ? await this.#written[kind].update(current, { data: (draft: AnyRecord) => void Object.assign(draft, next), strict: true })
+      ? await this.#written[kind].update(current, {
+          data: (draft: AnyRecord) => void Object.assign(draft, next),
+          strict: true,
+        })
       : await this.#written[kind].create(keyedById(await collectionKey(), next))
     this.#writtenIds[kind].add(next.id)
     this.#forget(kind, current)
@@ -389,7 +419,9 @@ function hasTimePerLine(transcript: string, times: unknown): boolean {
 }
 
 /** One step of a transaction, as it must be undone: an insert goes; a change gets its earlier version back. */
-type Undo = { insert: true; kind: Kind; id: string } | { insert: false; kind: Kind; previous: AnyRecord; firstChange: boolean }
+type Undo =
+  | { insert: true; kind: Kind; id: string }
+  | { insert: false; kind: Kind; previous: AnyRecord; firstChange: boolean }
 
 function journalKey(kind: Kind, id: string): string {
   return `${kind} ${id}`

@@ -76,7 +76,9 @@ describe('KeysetIndex', () => {
     while (all.length < 2_000) {
       // Few distinct instants, so that most positions tie on `t` and order by id.
       const t = 1_700_000_000_000 + Math.floor(next() * 40) * 1_000
-      const id = Math.floor(next() * 0xffffffff).toString(16).padStart(8, '0')
+      const id = Math.floor(next() * 0xffffffff)
+        .toString(16)
+        .padStart(8, '0')
       if (seenIds.has(`${t} ${id}`)) continue
       seenIds.add(`${t} ${id}`)
       all.push(p(t, id))
@@ -230,7 +232,9 @@ describe('KeysetIndex', () => {
 
     it('loads 2,000 random positions into the order that inserts give', () => {
       const next = random(99)
-      const all = Array.from({ length: 2_000 }, (_, i) => p(Math.floor(next() * 30), `${Math.floor(next() * 1e6)}-${i}`))
+      const all = Array.from({ length: 2_000 }, (_, i) =>
+        p(Math.floor(next() * 30), `${Math.floor(next() * 1e6)}-${i}`),
+      )
       const loaded = new KeysetIndex()
       loaded.load(all)
       expect(ids(loaded)).toEqual(sortedIds(all))

@@ -9,11 +9,15 @@ type AnyRecord = StoredRecords[Kind]
  * index of its own, so that a page of a rare status or one phone's calls is
  * as quick as an unfiltered page.
  */
-const FILTERABLE = Object.fromEntries(KINDS.map((kind) => [kind, Object.values(LIST_FILTERS[kind]).map(({ field }) => field)])) as {
+const FILTERABLE = Object.fromEntries(
+  KINDS.map((kind) => [kind, Object.values(LIST_FILTERS[kind]).map(({ field }) => field)]),
+) as {
   [K in Kind]: Array<FilterField<K>>
 }
 
-type FilterField<K extends Kind> = (typeof LIST_FILTERS)[K][keyof (typeof LIST_FILTERS)[K]] extends { field: infer F } ? F & string : never
+type FilterField<K extends Kind> = (typeof LIST_FILTERS)[K][keyof (typeof LIST_FILTERS)[K]] extends { field: infer F }
+  ? F & string
+  : never
 
 export type Filters<K extends Kind> = Partial<Record<FilterField<K>, string>>
 
@@ -51,7 +55,10 @@ export class ListIndexes {
       const position = positionOf(record)
       for (const key of indexKeys(kind, record)) {
         let list = positions.get(key)
-        if (!list) positions.set(key, (list = []))
+        if (!list) {
+          list = []
+          positions.set(key, list)
+        }
         list.push(position)
       }
     }
@@ -69,7 +76,10 @@ export class ListIndexes {
     const position = positionOf(record)
     for (const key of indexKeys(kind, record)) {
       let index = this.#lists.get(key)
-      if (!index) this.#lists.set(key, (index = new KeysetIndex()))
+      if (!index) {
+        index = new KeysetIndex()
+        this.#lists.set(key, index)
+      }
       index.insert(position)
     }
   }
@@ -81,10 +91,20 @@ export class ListIndexes {
   }
 
   /** One page of an organization's records, newest first; `get` reads a record by id. */
-  page<K extends Kind>(kind: K, organizationId: string, query: PageQuery<K>, get: (id: string) => StoredRecords[K]): Page<StoredRecords[K]> {
-    const equals = Object.entries(query.equals ?? {}).filter(([, value]) => value !== undefined) as Array<[string, string]>
+  page<K extends Kind>(
+    kind: K,
+    organizationId: string,
+    query: PageQuery<K>,
+    get: (id: string) => StoredRecords[K],
+  ): Page<StoredRecords[K]> {
+    const equals = Object.entries(query.equals ?? {}).filter(([, value]) => value !== undefined) as Array<
+      [string, string]
+    >
     // Walk the smallest index that can answer; check the other filters per record.
-    const candidates = [listKey(kind, organizationId), ...equals.map(([field, value]) => listKey(kind, organizationId, field, value))]
+    const candidates = [
+      listKey(kind, organizationId),
+      ...equals.map(([field, value]) => listKey(kind, organizationId, field, value)),
+    ]
     const lists = candidates.map((key) => this.#lists.get(key))
     if (lists.some((list) => list === undefined)) return { records: [], hasMore: false }
     const smallest = (lists as KeysetIndex[]).reduce((a, b) => (b.size < a.size ? b : a))
@@ -116,5 +136,10 @@ function listKey(kind: Kind, organizationId: string, field?: string, value?: str
 /** Every list a record belongs to: its organization's, and one per filterable field. */
 function indexKeys(kind: Kind, record: AnyRecord): string[] {
   const fields: readonly string[] = FILTERABLE[kind]
-  return [listKey(kind, record.organization_id), ...fields.map((field) => listKey(kind, record.organization_id, field, String((record as Record<string, unknown>)[field])))]
+  return [
+    listKey(kind, record.organization_id),
+    ...fields.map((field) =>
+      listKey(kind, record.organization_id, field, String((record as Record<string, unknown>)[field])),
+    ),
+  ]
 }

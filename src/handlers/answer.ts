@@ -19,8 +19,18 @@ import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 interface Plane {
   owns(path: string): boolean
   routes: readonly Matchable[]
-  /** `root` is the session's root path (`/sessions/{name}`), or '' for the bare root; `proxy`, in proxy mode, the proxy at that root. */
-  answer(sandbox: Sandbox, request: Request, path: string, url: URL, root: string, proxy?: UpstreamProxy): Promise<Reply>
+  /**
+   * `root` is the session's root path (`/sessions/{name}`), or '' for the bare root; `proxy`, in proxy mode, the proxy
+   * at that root.
+   */
+  answer(
+    sandbox: Sandbox,
+    request: Request,
+    path: string,
+    url: URL,
+    root: string,
+    proxy?: UpstreamProxy,
+  ): Promise<Reply>
 }
 
 const API_PLANE: Plane = { owns: isApiPath, routes, answer: answerApi }
@@ -48,7 +58,12 @@ const PLANES: readonly Plane[] = [
  *   headers: { Authorization: 'Bearer sk_sandbox_all' },
  * }))
  */
-export async function answer(sandbox: Sandbox, request: Request, sessions?: Sessions, proxy?: UpstreamProxy): Promise<Response | undefined> {
+export async function answer(
+  sandbox: Sandbox,
+  request: Request,
+  sessions?: Sessions,
+  proxy?: UpstreamProxy,
+): Promise<Response | undefined> {
   const replied = await reply(sandbox, request, sessions, proxy)
   return replied && toResponse(replied)
 }
@@ -57,7 +72,12 @@ export async function answer(sandbox: Sandbox, request: Request, sessions?: Sess
  * `answer`, as the reply itself (status, headers, bytes): what the standalone
  * server writes out, with no fetch `Response` made between.
  */
-export async function reply(sandbox: Sandbox, request: Request, sessions?: Sessions, proxy?: UpstreamProxy): Promise<Reply | undefined> {
+export async function reply(
+  sandbox: Sandbox,
+  request: Request,
+  sessions?: Sessions,
+  proxy?: UpstreamProxy,
+): Promise<Reply | undefined> {
   const url = new URL(request.url)
   const path = pathBelowBase(sandbox, url)
   if (path === undefined) return undefined
@@ -67,7 +87,15 @@ export async function reply(sandbox: Sandbox, request: Request, sessions?: Sessi
     const { name, rest } = splitSessionPath(path)
     if (!Sessions.isName(name)) return refuse(sandbox, request, badSessionName(name))
     const plane = planeOf(rest)
-    if (!plane) return refuse(sandbox, request, new ApiError('not_found', `No endpoint at ${path}. A session's API is under ${SESSION_PREFIX}/${name}/v1/, its controls under ${SESSION_PREFIX}/${name}/_sandbox/.`))
+    if (!plane)
+      return refuse(
+        sandbox,
+        request,
+        new ApiError(
+          'not_found',
+          `No endpoint at ${path}. A session's API is under ${SESSION_PREFIX}/${name}/v1/, its controls under ${SESSION_PREFIX}/${name}/_sandbox/.`,
+        ),
+      )
     const root = `${SESSION_PREFIX}/${name}`
     const answered = await sessions.use(name, (world) => plane.answer(world, request, rest, url, root))
     return underRoot(answered, root)
@@ -79,7 +107,10 @@ export async function reply(sandbox: Sandbox, request: Request, sessions?: Sessi
   const plane = planeOf(path)
   if (!plane) return undefined
   // In proxy mode, the bare root's API is the upstream's.
-  const answerAtRoot = (world: Sandbox) => (proxy && plane === API_PLANE ? proxy.answer(world, request, path, url) : plane.answer(world, request, path, url, '', proxy))
+  const answerAtRoot = (world: Sandbox) =>
+    proxy && plane === API_PLANE
+      ? proxy.answer(world, request, path, url)
+      : plane.answer(world, request, path, url, '', proxy)
   return sessions ? sessions.use(DEFAULT_SESSION, answerAtRoot) : answerAtRoot(sandbox)
 }
 
@@ -142,7 +173,9 @@ function splitSessionPath(path: string): { name: string; rest: string } {
 }
 
 function badSessionName(name: string): ApiError {
-  return new ApiError('invalid_parameter', `A session name ${SESSION_NAME_MESSAGE}; got "${name}".`, { param: 'session' })
+  return new ApiError('invalid_parameter', `A session name ${SESSION_NAME_MESSAGE}; got "${name}".`, {
+    param: 'session',
+  })
 }
 
 /** An error answered before any world is chosen: the default world's clock dates it. */
@@ -161,7 +194,10 @@ function planeOf(path: string): Plane | undefined {
   return PLANES.find((plane) => plane.owns(path))
 }
 
-/** The path below the base URL (an origin and a path without its trailing slash, see resolveOptions); every path without one. */
+/**
+ * The path below the base URL (an origin and a path without its trailing slash, see resolveOptions); every path without
+ * one.
+ */
 function pathBelowBase(sandbox: Sandbox, url: URL): string | undefined {
   const { baseUrl } = sandbox.options
   if (baseUrl === undefined) return url.pathname

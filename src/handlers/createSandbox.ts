@@ -8,7 +8,10 @@ import { createHandlers } from './createHandlers.js'
 
 /** What `createSandbox` takes: a world's options, and how many sessions' worlds stay in memory. */
 export interface CreateSandboxOptions extends SandboxOptions {
-  /** Sessions (`/sessions/{name}/…`) whose worlds stay in memory; the least recently used idle one is put away past it. Default 200. */
+  /**
+   * Sessions (`/sessions/{name}/…`) whose worlds stay in memory; the least recently used idle one is put away past it.
+   * Default 200.
+   */
   maxSessions?: number
   /**
    * Proxy mode: the bare root's `/v1/` requests go to this upstream (a real
@@ -37,7 +40,11 @@ export type SandboxWithHandlers = Sandbox & {
  * const server = setupServer(...sandbox.handlers)
  * const checked = createSandbox({ proxy: 'https://api.example.com' }) // the real service, held to the contract
  */
-export function createSandbox({ maxSessions, proxy: proxyOptions, ...options }: CreateSandboxOptions = {}): SandboxWithHandlers {
+export function createSandbox({
+  maxSessions,
+  proxy: proxyOptions,
+  ...options
+}: CreateSandboxOptions = {}): SandboxWithHandlers {
   const proxy = proxyOptions === undefined ? undefined : new UpstreamProxy(proxyOptions)
   const sandbox = new Sandbox(options)
   const sessions = new Sessions(sandbox, options, maxSessions)

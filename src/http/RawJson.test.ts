@@ -5,21 +5,42 @@ const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decod
 
 describe('bodyBytes', () => {
   it('writes what JSON.stringify writes, with each RawJson as its text, mixed with plain items', () => {
-    const records = [{ id: 'a', n: 1, none: null }, { id: 'b', text: 'quote " and \u2028' }, { id: 'c', list: [1, undefined] }]
-    const body = { data: [records[0], new RawJson(JSON.stringify(records[1])), new RawJson(JSON.stringify(records[2]))], has_more: false, skipped: undefined, next_cursor: null, meta: { request_id: 'req_x' } }
-    const plain = { data: records, has_more: false, skipped: undefined, next_cursor: null, meta: { request_id: 'req_x' } }
+    const records = [
+      { id: 'a', n: 1, none: null },
+      { id: 'b', text: 'quote " and \u2028' },
+      { id: 'c', list: [1, undefined] },
+    ]
+    const body = {
+      data: [records[0], new RawJson(JSON.stringify(records[1])), new RawJson(JSON.stringify(records[2]))],
+      has_more: false,
+      skipped: undefined,
+      next_cursor: null,
+      meta: { request_id: 'req_x' },
+    }
+    const plain = {
+      data: records,
+      has_more: false,
+      skipped: undefined,
+      next_cursor: null,
+      meta: { request_id: 'req_x' },
+    }
     expect(stringifyBody(body)).toBe(JSON.stringify(plain))
     expect(stringifyBody({ data: [undefined, () => 1, 'x'] })).toBe(JSON.stringify({ data: [undefined, () => 1, 'x'] }))
     expect(stringifyBody({ data: [] })).toBe('{"data":[]}')
-    expect(stringifyBody({ data: [new RawJson('{"a":"é"}')], one: new RawJson('{}') })).toBe('{"data":[{"a":"é"}],"one":{}}')
+    expect(stringifyBody({ data: [new RawJson('{"a":"é"}')], one: new RawJson('{}') })).toBe(
+      '{"data":[{"a":"é"}],"one":{}}',
+    )
   })
 })
 
 describe('jsonOf', () => {
-  it('makes a record\'s text once and keeps it while the record lives', () => {
+  it("makes a record's text once and keeps it while the record lives", () => {
     const record = { id: 'a' }
     let made = 0
-    const project = () => (made++, { id: record.id })
+    const project = () => {
+      made++
+      return { id: record.id }
+    }
     expect(new TextDecoder().decode(jsonOf(record, project).bytes)).toBe('{"id":"a"}')
     expect(jsonOf(record, project)).toBe(jsonOf(record, project))
     expect(made).toBe(1)

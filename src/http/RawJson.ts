@@ -23,7 +23,8 @@ const COMMA = encoder.encode(',')
  * are: a page of stored records is copied once, never encoded again.
  *
  * @example
- * new TextDecoder().decode(bodyBytes({ data: [new RawJson('{"a":1}')], has_more: false })) // '{"data":[{"a":1}],"has_more":false}'
+ * new TextDecoder().decode(bodyBytes({ data: [new RawJson('{"a":1}')], has_more: false })) //
+ * '{"data":[{"a":1}],"has_more":false}'
  */
 export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer> {
   const chunks: Uint8Array[] = []
@@ -67,7 +68,10 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer
   return bytes
 }
 
-/** Each stored record's JSON text: a stored record never changes (a change stores a new one), so its text holds while it lives. */
+/**
+ * Each stored record's JSON text: a stored record never changes (a change stores a new one), so its text holds while it
+ * lives.
+ */
 const texts = new WeakMap<object, RawJson>()
 
 /**
@@ -78,6 +82,9 @@ const texts = new WeakMap<object, RawJson>()
  */
 export function jsonOf(record: object, resource: () => unknown): RawJson {
   let json = texts.get(record)
-  if (!json) texts.set(record, (json = new RawJson(JSON.stringify(resource()))))
+  if (!json) {
+    json = new RawJson(JSON.stringify(resource()))
+    texts.set(record, json)
+  }
   return json
 }

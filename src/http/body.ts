@@ -33,11 +33,19 @@ export async function readJsonObject(request: Request, { optional = false } = {}
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
   } catch (error) {
-    const reason = bytes.byteLength === 0 ? 'the body is empty' : error instanceof SyntaxError ? error.message : 'the body is not UTF-8'
+    const reason =
+      bytes.byteLength === 0
+        ? 'the body is empty'
+        : error instanceof SyntaxError
+          ? error.message
+          : 'the body is not UTF-8'
     throw new ApiError('invalid_json', `The body is not valid JSON: ${reason}.`)
   }
   if (!isObject(value)) {
-    throw new ApiError('invalid_json', `The body must be a JSON object ({ … }); got ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}.`)
+    throw new ApiError(
+      'invalid_json',
+      `The body must be a JSON object ({ … }); got ${Array.isArray(value) ? 'an array' : String(value === null ? 'null' : typeof value)}.`,
+    )
   }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
   return value
@@ -67,7 +75,8 @@ function tooLarge(): ApiError {
  */
 export async function readBodyAsSent(request: Request): Promise<Uint8Array<ArrayBuffer>> {
   const bytes = await readAtMost(request, READ_LIMIT)
-  if (bytes === undefined) throw new ApiError('payload_too_large', `The body is larger than ${READ_LIMIT / 1024 / 1024} MiB.`)
+  if (bytes === undefined)
+    throw new ApiError('payload_too_large', `The body is larger than ${READ_LIMIT / 1024 / 1024} MiB.`)
   return bytes as Uint8Array<ArrayBuffer>
 }
 

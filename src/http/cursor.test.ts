@@ -6,7 +6,10 @@ import { decodeCursor, encodeCursor, type CursorBinding } from './cursor.js'
 
 const SECRET = 'call-sandbox cursor 1'
 const BINDING: CursorBinding = { endpoint: 'calls', key: 'sk_sandbox_all', filters: '[["status","completed"]]' }
-const POSITION: KeysetPosition = { t: Date.parse('2026-11-20T11:58:03.250Z'), id: '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f' }
+const POSITION: KeysetPosition = {
+  t: Date.parse('2026-11-20T11:58:03.250Z'),
+  id: '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f',
+}
 const URL_SAFE = /^[A-Za-z0-9_-]+$/
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
@@ -28,7 +31,9 @@ function rejection(cursor: string, binding: CursorBinding = BINDING, secret = SE
     if (error instanceof ApiError) return error
     throw new Error(`decodeCursor(${JSON.stringify(cursor.slice(0, 200))}) threw ${String(error)}, not an ApiError`)
   }
-  throw new Error(`decodeCursor(${JSON.stringify(cursor.slice(0, 200))}) returned ${JSON.stringify(returned)} instead of throwing`)
+  throw new Error(
+    `decodeCursor(${JSON.stringify(cursor.slice(0, 200))}) returned ${JSON.stringify(returned)} instead of throwing`,
+  )
 }
 
 function expectInvalidCursor(error: ApiError, message?: RegExp): void {
@@ -50,7 +55,11 @@ describe('encodeCursor and decodeCursor', () => {
     const endpoints = ['calls', 'contacts', 'leads', 'appointments']
     for (let i = 0; i < 500; i++) {
       const position = { t: Math.floor(next() * 4_102_444_800_000), id: randomUuid(next) }
-      const binding = { endpoint: endpoints[i % 4]!, key: `sk_${Math.floor(next() * 1e9)}`, filters: JSON.stringify([['since', Math.floor(next() * 1e12)]]) }
+      const binding = {
+        endpoint: endpoints[i % 4]!,
+        key: `sk_${Math.floor(next() * 1e9)}`,
+        filters: JSON.stringify([['since', Math.floor(next() * 1e12)]]),
+      }
       const cursor = encodeCursor(position, binding, SECRET)
       expect(cursor, cursor).toMatch(URL_SAFE)
       expect(encodeURIComponent(cursor)).toBe(cursor)
@@ -82,13 +91,29 @@ describe('encodeCursor and decodeCursor', () => {
     const cursor = encodeCursor(POSITION, BINDING, SECRET)
 
     it.each([
-      { why: 'another endpoint', binding: { ...BINDING, endpoint: 'leads' }, message: /GET \/v1\/calls.*GET \/v1\/leads/ },
-      { why: 'another endpoint with the same filters', binding: { ...BINDING, endpoint: 'contacts' }, message: /issued for GET \/v1\/calls, not for GET \/v1\/contacts/ },
+      {
+        why: 'another endpoint',
+        binding: { ...BINDING, endpoint: 'leads' },
+        message: /GET \/v1\/calls.*GET \/v1\/leads/,
+      },
+      {
+        why: 'another endpoint with the same filters',
+        binding: { ...BINDING, endpoint: 'contacts' },
+        message: /issued for GET \/v1\/calls, not for GET \/v1\/contacts/,
+      },
       { why: 'another key', binding: { ...BINDING, key: 'sk_sandbox_readonly' }, message: /another API key/ },
-      { why: 'a key differing in case only', binding: { ...BINDING, key: 'SK_SANDBOX_ALL' }, message: /another API key/ },
+      {
+        why: 'a key differing in case only',
+        binding: { ...BINDING, key: 'SK_SANDBOX_ALL' },
+        message: /another API key/,
+      },
       { why: 'other filters', binding: { ...BINDING, filters: '[["status","failed"]]' }, message: /other filters/ },
       { why: 'no filters where it had some', binding: { ...BINDING, filters: '[]' }, message: /other filters/ },
-      { why: 'another since', binding: { ...BINDING, filters: '[["since",1763640000000],["status","completed"]]' }, message: /other filters/ },
+      {
+        why: 'another since',
+        binding: { ...BINDING, filters: '[["since",1763640000000],["status","completed"]]' },
+        message: /other filters/,
+      },
     ])('$why', ({ binding, message }) => {
       expectInvalidCursor(rejection(cursor, binding), message)
     })
@@ -154,8 +179,11 @@ describe('encodeCursor and decodeCursor', () => {
   })
 
   describe('rejects garbage as invalid_cursor, never anything else', () => {
-    const valid = JSON.parse(Buffer.from(encodeCursor(POSITION, BINDING, SECRET), 'base64url').toString('utf8')) as unknown[]
-    const withPart = (index: number, value: unknown) => base64Url(JSON.stringify(valid.map((part, i) => (i === index ? value : part))))
+    const valid = JSON.parse(
+      Buffer.from(encodeCursor(POSITION, BINDING, SECRET), 'base64url').toString('utf8'),
+    ) as unknown[]
+    const withPart = (index: number, value: unknown) =>
+      base64Url(JSON.stringify(valid.map((part, i) => (i === index ? value : part))))
 
     it.each([
       { why: 'the empty string', cursor: '' },
@@ -191,8 +219,14 @@ describe('encodeCursor and decodeCursor', () => {
       { why: 'unicode', cursor: 'ÿþ€😀' },
       { why: 'a NUL', cursor: 'abc\u0000' },
       { why: '5,000 characters', cursor: 'A'.repeat(5_000) },
-      { why: '5,000 characters of a cursor repeated', cursor: encodeCursor(POSITION, BINDING, SECRET).repeat(50).slice(0, 5_000) },
-      { why: 'base64 of 5,000 characters of JSON', cursor: base64Url(JSON.stringify([1, 1, 'x'.repeat(5_000), 'calls', 'a', 'b', 'c'])) },
+      {
+        why: '5,000 characters of a cursor repeated',
+        cursor: encodeCursor(POSITION, BINDING, SECRET).repeat(50).slice(0, 5_000),
+      },
+      {
+        why: 'base64 of 5,000 characters of JSON',
+        cursor: base64Url(JSON.stringify([1, 1, 'x'.repeat(5_000), 'calls', 'a', 'b', 'c'])),
+      },
       { why: 'invalid UTF-8 bytes', cursor: Buffer.from([0xff, 0xfe, 0x5b, 0x31, 0x5d]).toString('base64url') },
     ])('$why', ({ cursor }) => {
       expectInvalidCursor(rejection(cursor), /malformed/)

@@ -39,7 +39,9 @@ export function decodeCursor(cursor: string, binding: CursorBinding, secret: str
   }
   if (key !== short(binding.key)) throw invalid('The cursor was issued for another API key.')
   if (filters !== short(binding.filters)) {
-    throw invalid('The cursor was issued for other filters. Send the same status, urgency, phone and since with every page; only limit may change.')
+    throw invalid(
+      'The cursor was issued for other filters. Send the same status, urgency, phone and since with every page; only limit may change.',
+    )
   }
   return { t, id }
 }

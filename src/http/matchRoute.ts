@@ -13,7 +13,11 @@ export interface Matchable {
  * @example
  * const { route, pathValues } = matchRoute(routes, 'GET', '/v1/calls/3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f')
  */
-export function matchRoute<R extends Matchable>(routes: readonly R[], method: string, path: string): { route: R; pathValues: Record<string, string> } {
+export function matchRoute<R extends Matchable>(
+  routes: readonly R[],
+  method: string,
+  path: string,
+): { route: R; pathValues: Record<string, string> } {
   const segments = path.split('/')
   const matches = routes.flatMap((route) => {
     const pathValues = matchPath(route.path, segments)
@@ -26,7 +30,9 @@ export function matchRoute<R extends Matchable>(routes: readonly R[], method: st
   const match = matches.find(({ route }) => route.method === method)
   if (!match) {
     const allowed = matches.map(({ route }) => route.method).join(', ')
-    throw new ApiError('method_not_allowed', `${path} does not take ${method}; it takes ${allowed}.`, { headers: { Allow: allowed } })
+    throw new ApiError('method_not_allowed', `${path} does not take ${method}; it takes ${allowed}.`, {
+      headers: { Allow: allowed },
+    })
   }
   return match
 }

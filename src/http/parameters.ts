@@ -8,18 +8,26 @@ import { ApiError } from '../schemas/ApiError.js'
  * @example
  * parseQuery({ method: 'GET', path: '/v1/calls', query: ListCallsQuery }, url.searchParams) // { limit: 2 }
  */
-export function parseQuery(route: { method: string; path: string; query: z.ZodObject }, searchParams: URLSearchParams): Record<string, unknown> {
+export function parseQuery(
+  route: { method: string; path: string; query: z.ZodObject },
+  searchParams: URLSearchParams,
+): Record<string, unknown> {
   const names = Object.keys(route.query.shape)
   const counts = new Map<string, number>()
   for (const [name] of searchParams) {
     if (!names.includes(name)) {
       const takes = names.length > 0 ? `it takes ${names.join(', ')}` : 'it takes none'
-      throw new ApiError('unknown_parameter', `${name || '(empty name)'} is not a parameter of ${route.method} ${route.path}; ${takes}.`, { param: name })
+      throw new ApiError(
+        'unknown_parameter',
+        `${name || '(empty name)'} is not a parameter of ${route.method} ${route.path}; ${takes}.`,
+        { param: name },
+      )
     }
     counts.set(name, (counts.get(name) ?? 0) + 1)
   }
   for (const [name, count] of counts) {
-    if (count > 1) throw new ApiError('invalid_parameter', `${name} is given ${count} times; give it once.`, { param: name })
+    if (count > 1)
+      throw new ApiError('invalid_parameter', `${name} is given ${count} times; give it once.`, { param: name })
   }
   return parseValues(route.query, Object.fromEntries(searchParams))
 }

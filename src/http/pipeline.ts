@@ -62,7 +62,8 @@ export async function answerApi(sandbox: Sandbox, request: Request, path: string
     // Faults the request asked for (Prefer), then the sandbox's simulated failures.
     preferences = parsePrefer(request.headers.get('prefer'), route)
     await sleep(preferences.delay ?? 0)
-    if (preferences.code !== undefined && preferences.code !== successStatusOf(route)) throw forcedError(preferences.code, { sandbox, route, apiKey })
+    if (preferences.code !== undefined && preferences.code !== successStatusOf(route))
+      throw forcedError(preferences.code, { sandbox, route, apiKey })
     if (faults.failure) throw forcedError(faults.failure, { sandbox, route, apiKey })
 
     // The endpoint's scope.
@@ -84,12 +85,21 @@ export async function answerApi(sandbox: Sandbox, request: Request, path: string
   if (rateLimit) setRateLimitHeaders(response.headers, rateLimit)
   if (preferences.applied.length > 0) response.headers.set('Preference-Applied', preferences.applied.join(', '))
 
-  sandbox.journal.record(journalEntry(sandbox, { requestId, request, path, url, status: response.status, key: token, started }))
+  sandbox.journal.record(
+    journalEntry(sandbox, { requestId, request, path, url, status: response.status, key: token, started }),
+  )
   // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
   if (presented) {
     // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
-    const parameters = route ? [...url.searchParams.keys()].filter((name) => Object.hasOwn(route!.query.shape, name)) : []
-    sandbox.usage.record({ key: presented.key, organization_id: presented.organization.organization_id, scopes: presented.scopes }, route, parameters, response.status)
+    const parameters = route
+      ? [...url.searchParams.keys()].filter((name) => Object.hasOwn(route!.query.shape, name))
+      : []
+    sandbox.usage.record(
+      { key: presented.key, organization_id: presented.organization.organization_id, scopes: presented.scopes },
+      route,
+      parameters,
+      response.status,
+    )
   }
   return response
 }
@@ -108,12 +118,22 @@ export function isApiPath(path: string): boolean {
 }
 
 /** The key the request presented (`token`, looked up once as `presented`), or the 401 that says what is wrong. */
-function authenticate(sandbox: Sandbox, authorization: string | null, token: string | null, presented: ApiKey | undefined): ApiKey {
+function authenticate(
+  sandbox: Sandbox,
+  authorization: string | null,
+  token: string | null,
+  presented: ApiKey | undefined,
+): ApiKey {
   if (presented) return presented
-  const hint = () => `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
-  if (authorization === null || authorization.trim() === '') throw new ApiError('unauthorized', `No Authorization header. ${hint()}`)
+  const hint = () =>
+    `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
+  if (authorization === null || authorization.trim() === '')
+    throw new ApiError('unauthorized', `No Authorization header. ${hint()}`)
   if (token === null) throw new ApiError('unauthorized', `The Authorization header is not "Bearer <key>". ${hint()}`)
-  throw new ApiError('unauthorized', `Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`)
+  throw new ApiError(
+    'unauthorized',
+    `Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`,
+  )
 }
 
 function authorize(apiKey: ApiKey, route: Route): void {
@@ -127,9 +147,13 @@ function authorize(apiKey: ApiKey, route: Route): void {
 
 function rateLimited({ limit, resetAt }: RateLimitState): ApiError {
   const seconds = secondsUntil(resetAt)
-  return new ApiError('rate_limited', `This key made more than ${limit} requests in its window; retry in ${seconds} s.`, {
-    headers: { 'Retry-After': String(seconds) },
-  })
+  return new ApiError(
+    'rate_limited',
+    `This key made more than ${limit} requests in its window; retry in ${seconds} s.`,
+    {
+      headers: { 'Retry-After': String(seconds) },
+    },
+  )
 }
 
 function setRateLimitHeaders(headers: Headers, { limit, remaining, resetAt }: RateLimitState): void {
@@ -157,7 +181,23 @@ function sleep(ms: number): Promise<void> {
  */
 export function journalEntry(
   sandbox: Sandbox,
-  { requestId, request, path, url, status, key, started }: { requestId: string; request: Request; path: string; url: URL; status: number; key: string | null; started: number },
+  {
+    requestId,
+    request,
+    path,
+    url,
+    status,
+    key,
+    started,
+  }: {
+    requestId: string
+    request: Request
+    path: string
+    url: URL
+    status: number
+    key: string | null
+    started: number
+  },
 ): JournalEntry {
   return {
     request_id: requestId,

@@ -33,12 +33,17 @@ export function parsePrefer(header: string | null, route: Route): Preferences {
     const [token = '', ...rest] = part.split(';')[0]!.split('=')
     const name = token.trim().toLowerCase()
     if (name !== 'code' && name !== 'delay') continue
-    const raw = rest.join('=').trim().replace(/^"(.*)"$/, '$1')
+    const raw = rest
+      .join('=')
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
     if (name === 'code' && preferences.code === undefined) {
       const code = Number(raw)
       const forceable = (FORCEABLE_STATUSES as readonly number[]).includes(code)
       if (!/^\d{3}$/.test(raw) || !(forceable || code === successStatusOf(route))) {
-        throw preferProblem(`Prefer: code= takes ${successStatusOf(route)} or an error status: ${FORCEABLE_STATUSES.join(', ')}; got "${raw}".`)
+        throw preferProblem(
+          `Prefer: code= takes ${successStatusOf(route)} or an error status: ${FORCEABLE_STATUSES.join(', ')}; got "${raw}".`,
+        )
       }
       preferences.code = code
       preferences.applied.push(`code=${code}`)
@@ -74,7 +79,10 @@ function preferProblem(message: string): ApiError {
  * @example
  * forcedError(503, { sandbox, route, apiKey }).status // 503
  */
-export function forcedError(status: number, { sandbox, route, apiKey }: { sandbox: Sandbox; route: Route; apiKey: ApiKey }): ApiError {
+export function forcedError(
+  status: number,
+  { sandbox, route, apiKey }: { sandbox: Sandbox; route: Route; apiKey: ApiKey },
+): ApiError {
   const asked = `The sandbox answers ${status} because it was asked to (Prefer: code=${status}, or a simulated failure).`
   switch (status) {
     case 400:
@@ -82,7 +90,9 @@ export function forcedError(status: number, { sandbox, route, apiKey }: { sandbo
     case 401:
       return new ApiError('unauthorized', asked)
     case 403:
-      return new ApiError('insufficient_scope', asked, { details: { required_scope: route.scope, key_scopes: [...apiKey.scopes] } })
+      return new ApiError('insufficient_scope', asked, {
+        details: { required_scope: route.scope, key_scopes: [...apiKey.scopes] },
+      })
     case 404:
       return new ApiError('not_found', asked)
     case 405: {
@@ -100,7 +110,13 @@ export function forcedError(status: number, { sandbox, route, apiKey }: { sandbo
       return new ApiError('unsupported_media_type', asked)
     case 422:
       return new ApiError('validation_failed', asked, {
-        details: [{ field: 'phone', code: 'invalid_format', message: 'phone must be an E.164 phone number such as +14155550123' }],
+        details: [
+          {
+            field: 'phone',
+            code: 'invalid_format',
+            message: 'phone must be an E.164 phone number such as +14155550123',
+          },
+        ],
       })
     case 429:
       return new ApiError('rate_limited', asked, { headers: { 'Retry-After': '1' } })

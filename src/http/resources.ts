@@ -1,6 +1,15 @@
 import type { z } from 'zod'
 import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../schemas/stored.js'
-import { Appointment, Call, Contact, Lead, type CallWithMessages, type Message, type Organization, type Scope } from '../schemas/index.js'
+import {
+  Appointment,
+  Call,
+  Contact,
+  Lead,
+  type CallWithMessages,
+  type Message,
+  type Organization,
+  type Scope,
+} from '../schemas/index.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 
 /*
@@ -22,7 +31,8 @@ const callFields = projector(Call)
 /** A call as lists show it; a live call's duration counts up to `now`. */
 export function toCall(record: StoredCall, now: number): Call {
   const call = callFields(record)
-  if (call.ended_at === null) call.duration_seconds = Math.max(0, Math.floor((now - Date.parse(call.started_at)) / 1_000))
+  if (call.ended_at === null)
+    call.duration_seconds = Math.max(0, Math.floor((now - Date.parse(call.started_at)) / 1_000))
   return call
 }
 
@@ -37,5 +47,10 @@ export const toAppointment: (record: StoredAppointment) => Appointment = project
 
 /** `GET /v1/me`: the key's organization and the key's scopes. */
 export function toOrganization(organization: OrganizationFixture, scopes: readonly Scope[]): Organization {
-  return { organization_id: organization.organization_id, organization_name: organization.organization_name, plan: organization.plan, scopes: [...scopes] }
+  return {
+    organization_id: organization.organization_id,
+    organization_name: organization.organization_name,
+    plan: organization.plan,
+    scopes: [...scopes],
+  }
 }

@@ -48,7 +48,12 @@ export function respond(
   const meta = { request_id: requestId, timestamp: new Date(at).toISOString() }
   return {
     status,
-    headers: new Headers({ 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers }),
+    headers: new Headers({
+      'Content-Type': 'application/json',
+      'X-Request-Id': requestId,
+      'Cache-Control': 'no-store',
+      ...headers,
+    }),
     body: bodyBytes({ ...body, meta }),
   }
 }
@@ -59,10 +64,21 @@ export function respond(
  * @example
  * errorReply(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.'))
  */
-export function errorReply(sandbox: Sandbox, requestId: string, error: ApiError, extraHeaders: Record<string, string> = {}): Reply {
+export function errorReply(
+  sandbox: Sandbox,
+  requestId: string,
+  error: ApiError,
+  extraHeaders: Record<string, string> = {},
+): Reply {
   const { param, details, headers } = error.init
   const body = {
-    error: { type: error.type, code: error.code, message: error.message, ...(param !== undefined && { param }), ...(details && { details }) },
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(param !== undefined && { param }),
+      ...(details && { details }),
+    },
   }
   return respond(sandbox, requestId, error.status, body, { ...headers, ...extraHeaders })
 }
@@ -75,7 +91,12 @@ export function errorReply(sandbox: Sandbox, requestId: string, error: ApiError,
  * @example
  * catch (error) { return failedReply(sandbox, requestId, request, error) }
  */
-export async function failedReply(sandbox: Sandbox, requestId: string, request: Request, error: unknown): Promise<Reply> {
+export async function failedReply(
+  sandbox: Sandbox,
+  requestId: string,
+  request: Request,
+  error: unknown,
+): Promise<Reply> {
   const readToTheEnd = await finishReading(request)
   return errorReply(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
 }

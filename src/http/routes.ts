@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import type { z } from 'zod'
 import type { Filters } from '../data/Database.js'
 import { positionOf } from '../data/KeysetIndex.js'
 import type { Kind, StoredRecords } from '../schemas/stored.js'
@@ -42,7 +42,8 @@ export const routes: readonly Route[] = [
     query: ListCallsQuery,
     resource: Call,
     // A live call's duration counts up with the clock: its text is made anew each time.
-    toResource: (call, sandbox) => (call.ended_at === null ? toCall(call, sandbox.clock.now()) : jsonOf(call, () => toCall(call, 0))),
+    toResource: (call, sandbox) =>
+      call.ended_at === null ? toCall(call, sandbox.clock.now()) : jsonOf(call, () => toCall(call, 0)),
   }),
   defineRoute({
     method: 'GET',
@@ -73,7 +74,9 @@ export const routes: readonly Route[] = [
     pathParams: ContactPath,
     query: NoQuery,
     response: RecordEnvelope(Contact),
-    answer: ({ sandbox, apiKey, path }) => ({ body: { data: toContact(ownRecord(sandbox, apiKey, 'contacts', path.contact_id)) } }),
+    answer: ({ sandbox, apiKey, path }) => ({
+      body: { data: toContact(ownRecord(sandbox, apiKey, 'contacts', path.contact_id)) },
+    }),
   }),
   defineRoute({
     method: 'POST',
@@ -147,7 +150,11 @@ function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteD
     query,
     response: ListEnvelope(resource),
     answer: ({ sandbox, apiKey, query: values }) => {
-      const { limit = DEFAULT_LIMIT, cursor, ...filters } = values as { limit?: number; cursor?: string } & Record<string, unknown>
+      const {
+        limit = DEFAULT_LIMIT,
+        cursor,
+        ...filters
+      } = values as { limit?: number; cursor?: string } & Record<string, unknown>
       const binding = { endpoint: kind, key: apiKey.key, filters: canonical(filters) }
       const after = cursor === undefined ? undefined : decodeCursor(cursor, binding, sandbox.cursorSecret)
       const page = sandbox.db.page(kind, apiKey.organization.organization_id, {
@@ -178,7 +185,10 @@ function ownRecord<K extends Kind>(sandbox: Sandbox, apiKey: ApiKey, kind: K, id
 }
 
 /** The stored fields a page must match, from the list's filter parameters that were given. */
-function equalsOf<K extends Kind>(filterFields: Array<[string, { field: string }]>, values: Record<string, unknown>): Filters<K> {
+function equalsOf<K extends Kind>(
+  filterFields: Array<[string, { field: string }]>,
+  values: Record<string, unknown>,
+): Filters<K> {
   const equals: Record<string, unknown> = {}
   for (const [name, { field }] of filterFields) if (values[name] !== undefined) equals[field] = values[name]
   return equals as Filters<K>
@@ -186,5 +196,9 @@ function equalsOf<K extends Kind>(filterFields: Array<[string, { field: string }
 
 /** Filters in a fixed order, so that the same filters always bind a cursor the same way. */
 function canonical(filters: Record<string, unknown>): string {
-  return JSON.stringify(Object.keys(filters).sort().map((name) => [name, filters[name]]))
+  return JSON.stringify(
+    Object.keys(filters)
+      .sort()
+      .map((name) => [name, filters[name]]),
+  )
 }

@@ -14,7 +14,10 @@ export * from '../index.js'
  * beforeEach(() => sandbox.reset())
  * afterAll(() => server.close())
  */
-export function setupSandboxServer(options?: CreateSandboxOptions): { server: SetupServer; sandbox: SandboxWithHandlers } {
+export function setupSandboxServer(options?: CreateSandboxOptions): {
+  server: SetupServer
+  sandbox: SandboxWithHandlers
+} {
   const sandbox = createSandbox(options)
   return { server: setupServer(...sandbox.handlers), sandbox }
 }

@@ -15,7 +15,13 @@ export const DOCUMENT_ROUTE = { method: 'GET', path: DOCUMENT_PATH } as const
  * @example
  * await answerDocument(sandbox, request, '/openapi.json', new URL(request.url), '/sessions/ci-1')
  */
-export async function answerDocument(sandbox: Sandbox, request: Request, _path: string, _url: URL, root: string): Promise<Reply> {
+export async function answerDocument(
+  sandbox: Sandbox,
+  request: Request,
+  _path: string,
+  _url: URL,
+  root: string,
+): Promise<Reply> {
   const requestId = newRequestId()
   try {
     await sandbox.ready
@@ -23,7 +29,11 @@ export async function answerDocument(sandbox: Sandbox, request: Request, _path: 
     const session = root === '' ? undefined : root.slice(root.lastIndexOf('/') + 1)
     return {
       status: 200,
-      headers: new Headers({ 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Cache-Control': 'no-store' }),
+      headers: new Headers({
+        'Content-Type': 'application/json',
+        'X-Request-Id': requestId,
+        'Cache-Control': 'no-store',
+      }),
       body: new TextEncoder().encode(JSON.stringify(openApiDocument(sandbox, { session }))),
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 import { compare, positionOf } from '../data/KeysetIndex.js'
 import { matchRoute } from '../http/matchRoute.js'
 import { parseQuery } from '../http/parameters.js'
-import { FORCEABLE_STATUSES, forcedError } from '../http/prefer.js'
+import { type FORCEABLE_STATUSES, forcedError } from '../http/prefer.js'
 import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from '../http/resources.js'
 import type { Route } from '../http/Route.js'
 import { routes } from '../http/routes.js'
@@ -70,7 +70,10 @@ function makeExamples(sandbox: Sandbox): DocumentExamples {
   const keys = new KeyRing([organization]).all
   const meta = { request_id: EXAMPLE_REQUEST_ID, timestamp: new Date(now).toISOString() }
   const errors = Object.fromEntries(
-    Object.entries(errorExamples(sandbox, keys, contact)).map(([status, { request, error }]) => [status, { request, body: { error: errorObjectOf(error), meta } }]),
+    Object.entries(errorExamples(sandbox, keys, contact)).map(([status, { request, error }]) => [
+      status,
+      { request, body: { error: errorObjectOf(error), meta } },
+    ]),
   ) as DocumentExamples['errors']
   return {
     schemas: {
@@ -99,10 +102,18 @@ function newest<T extends { created_at: string; id: string }>(records: readonly 
  * code=<status>` answers (`forcedError`, which reads the sandbox for a 409
  * only, and that one is not forced here).
  */
-function errorExamples(sandbox: Sandbox, keys: ApiKey[], contact: { id: string; phone: string }): Record<ForceableStatus, { request: string; error: ApiError }> {
+function errorExamples(
+  sandbox: Sandbox,
+  keys: ApiKey[],
+  contact: { id: string; phone: string },
+): Record<ForceableStatus, { request: string; error: ApiError }> {
   const [key] = keys as [ApiKey]
   const routeAt = (method: string, path: string) => matchRoute(routes, method, path).route
-  const [listCalls, listLeads, createContact] = [routeAt('GET', '/v1/calls'), routeAt('GET', '/v1/leads'), routeAt('POST', '/v1/contacts')]
+  const [listCalls, listLeads, createContact] = [
+    routeAt('GET', '/v1/calls'),
+    routeAt('GET', '/v1/leads'),
+    routeAt('POST', '/v1/contacts'),
+  ]
   const forced = (status: ForceableStatus, route: Route, apiKey = key) => ({
     request: `\`${route.method} ${route.path}\` with ${apiKey === key ? '' : `the key \`${apiKey.key}\` and `}\`Prefer: code=${status}\``,
     error: forcedError(status, { sandbox, route, apiKey }),
@@ -112,18 +123,26 @@ function errorExamples(sandbox: Sandbox, keys: ApiKey[], contact: { id: string; 
   return {
     400: answered('`GET /v1/calls?limit=500`', () => parseQuery(listCalls, new URLSearchParams({ limit: '500' }))),
     401: forced(401, listCalls),
-    403: forced(403, listLeads, keys.find(({ scopes }) => !scopes.includes(listLeads.scope!))),
+    403: forced(
+      403,
+      listLeads,
+      keys.find(({ scopes }) => !scopes.includes(listLeads.scope!)),
+    ),
     404: answered('`GET /v1/call`', () => matchRoute(routes, 'GET', '/v1/call')),
     405: answered('`DELETE /v1/calls`', () => matchRoute(routes, 'DELETE', '/v1/calls')),
     // A phone taken is found in a write (Factories.addContact), which a document built at once cannot wait for:
     // its message is written out here, and a test holds it to the sandbox's answer.
     409: {
       request: `\`POST /v1/contacts\` with \`${JSON.stringify({ phone: contact.phone })}\``,
-      error: new ApiError('contact_exists', `A contact with phone ${contact.phone} already exists (${contact.id}).`, { details: { contact_id: contact.id } }),
+      error: new ApiError('contact_exists', `A contact with phone ${contact.phone} already exists (${contact.id}).`, {
+        details: { contact_id: contact.id },
+      }),
     },
     413: forced(413, createContact),
     415: forced(415, createContact),
-    422: answered(`\`POST /v1/contacts\` with \`${JSON.stringify(badContact)}\``, () => parseBody(CreateContactRequest, badContact)),
+    422: answered(`\`POST /v1/contacts\` with \`${JSON.stringify(badContact)}\``, () =>
+      parseBody(CreateContactRequest, badContact),
+    ),
     429: forced(429, listCalls),
     500: forced(500, listCalls),
     503: forced(503, listCalls),

@@ -6,7 +6,19 @@ import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
 import type { Route } from '../http/Route.js'
 import { routes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import { Appointment, Call, CallWithMessages, Contact, ErrorEnvelope, FieldError, Lead, Meta, Organization, Scope, Uuid } from '../schemas/index.js'
+import {
+  Appointment,
+  Call,
+  CallWithMessages,
+  Contact,
+  ErrorEnvelope,
+  FieldError,
+  Lead,
+  Meta,
+  Organization,
+  Scope,
+  Uuid,
+} from '../schemas/index.js'
 import { documentExamples } from './documentExamples.js'
 import { isObject } from '../schemas/isObject.js'
 
@@ -49,7 +61,16 @@ const DocumentedErrorEnvelope = ErrorEnvelope.extend({
 
 /** Schemas that get a name under `components.schemas`; every other one is inline. */
 const named = z.registry<{ id: string }>()
-for (const [id, schema] of Object.entries({ Call, CallWithMessages, Contact, Lead, Appointment, Organization, ErrorEnvelope: DocumentedErrorEnvelope, Meta })) {
+for (const [id, schema] of Object.entries({
+  Call,
+  CallWithMessages,
+  Contact,
+  Lead,
+  Appointment,
+  Organization,
+  ErrorEnvelope: DocumentedErrorEnvelope,
+  Meta,
+})) {
   named.add(schema, { id })
 }
 
@@ -57,7 +78,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'A malformed or out-of-range parameter, an unknown parameter, a bad cursor, or a body that is not a JSON object.',
   401: 'No Authorization header, not `Bearer <key>`, or an unknown key.',
   403: 'The key lacks the scope of the endpoint.',
-  404: 'No such path, or no record of that id in the key\'s organization.',
+  404: "No such path, or no record of that id in the key's organization.",
   405: 'The path does not take this method; `Allow` lists those it does.',
   409: 'A contact with this phone already exists (`contact_exists`; `details.contact_id` names it), or a session of that name (`session_exists`).',
   413: 'The body is over 64 KiB.',
@@ -73,7 +94,10 @@ const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
 /** Where the document is served, below the sandbox's base URL. */
 export const DOCUMENT_PATH = '/openapi.json'
 
-/** Documents by what they say of a sandbox (its keys, whether it has an admin token): every session of a server shares one. */
+/**
+ * Documents by what they say of a sandbox (its keys, whether it has an admin token): every session of a server shares
+ * one.
+ */
 const documents = new Map<string, Record<string, unknown>>()
 
 /**
@@ -99,13 +123,16 @@ export function openApiDocument(sandbox: Sandbox, { session }: { session?: strin
 }
 
 function serversOf(base: string, session: string | undefined): object[] {
-  if (session !== undefined) return [{ url: `${base}${SESSION_PREFIX}/${session}`, description: `The session ${session}` }]
+  if (session !== undefined)
+    return [{ url: `${base}${SESSION_PREFIX}/${session}`, description: `The session ${session}` }]
   return [
     { url: base || '/', description: 'This sandbox: the default session' },
     {
       url: `${base}${SESSION_PREFIX}/{session}`,
       description: 'A session of its own: the same API over a world no other session sees',
-      variables: { session: { default: 'my-session', description: '1 to 64 letters, digits, dots, underscores or hyphens' } },
+      variables: {
+        session: { default: 'my-session', description: '1 to 64 letters, digits, dots, underscores or hyphens' },
+      },
     },
   ]
 }
@@ -114,16 +141,31 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
   const schemas: Record<string, unknown> = {}
   /** A zod schema as JSON Schema; named sub-schemas go to `components.schemas` and are referred to. */
   const toSchema = (schema: z.ZodType, io: 'input' | 'output') => {
-    const converted = z.toJSONSchema(schema, { metadata: named, target: 'draft-2020-12', io, unrepresentable: 'any', override: formatAlone })
-    // zod refers to named schemas as `#/$defs/<id>`; in the document they live in `components.schemas`, in paths as much as in components.
-    const { $schema: _, $defs, ...json } = JSON.parse(JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/'), nullableAsType) as Record<string, unknown>
+    const converted = z.toJSONSchema(schema, {
+      metadata: named,
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      override: formatAlone,
+    })
+    // zod refers to named schemas as `#/$defs/<id>`; in the document they live in `components.schemas`, in paths as
+    // much as in components.
+    const {
+      $schema: _,
+      $defs,
+      ...json
+    } = JSON.parse(
+      JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/'),
+      nullableAsType,
+    ) as Record<string, unknown>
     Object.assign(schemas, $defs as object | undefined)
     return json
   }
   const paths: Record<string, Record<string, unknown>> = {}
   const operation = (path: string, method: string, value: unknown) => {
     const openApiPath = path.replace(/:(\w+)/g, '{$1}')
-    ;(paths[openApiPath] ??= {})[method.toLowerCase()] = value
+    paths[openApiPath] ??= {}
+    paths[openApiPath][method.toLowerCase()] = value
   }
 
   for (const route of routes) {
@@ -132,11 +174,19 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       summary: route.summary,
       tags: [tagOf(route.path)],
       security: [{ bearerAuth: route.scope ? [route.scope] : [] }],
-      parameters: [...parameters(route.pathParams, 'path', toSchema), ...parameters(route.query, 'query', toSchema), preferHeader],
-      ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
+      parameters: [
+        ...parameters(route.pathParams, 'path', toSchema),
+        ...parameters(route.query, 'query', toSchema),
+        preferHeader,
+      ],
+      ...(route.body && {
+        requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } },
+      }),
       responses: {
         [successStatusOf(route)]: success(route, successStatusOf(route), toSchema, apiHeaders),
-        ...Object.fromEntries(FORCEABLE_STATUSES.map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
+        ...Object.fromEntries(
+          FORCEABLE_STATUSES.map((status) => [status, { $ref: `#/components/responses/Error${status}` }]),
+        ),
       },
     })
   }
@@ -147,11 +197,21 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       description: route.description,
       tags: ['Sandbox control'],
       security: sandbox.options.adminToken === undefined ? [] : [{ adminToken: [] }],
-      parameters: [...('pathParams' in route ? parameters(route.pathParams, 'path', toSchema) : []), ...parameters(route.query, 'query', toSchema)],
-      ...(route.body && { requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
+      parameters: [
+        ...('pathParams' in route ? parameters(route.pathParams, 'path', toSchema) : []),
+        ...parameters(route.query, 'query', toSchema),
+      ],
+      ...(route.body && {
+        requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } },
+      }),
       responses: {
         [successStatusOf(route)]: success(route, successStatusOf(route), toSchema, {}),
-        ...Object.fromEntries([...CONTROL_ERRORS, ...(('errors' in route && route.errors) || [])].map((status) => [status, { $ref: `#/components/responses/Error${status}` }])),
+        ...Object.fromEntries(
+          [...CONTROL_ERRORS, ...(('errors' in route && route.errors) || [])].map((status) => [
+            status,
+            { $ref: `#/components/responses/Error${status}` },
+          ]),
+        ),
       },
     })
   }
@@ -170,7 +230,12 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
           'application/json': {
             schema: {
               type: 'object',
-              properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
+              properties: {
+                openapi: { type: 'string' },
+                info: { type: 'object' },
+                paths: { type: 'object' },
+                components: { type: 'object' },
+              },
               required: ['openapi', 'info', 'paths'],
             },
           },
@@ -200,15 +265,27 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       { name: 'Leads' },
       { name: 'Appointments' },
       { name: 'Account' },
-      { name: 'Sandbox control', description: "The sandbox's own endpoints, not the API's: reset, simulated calls, the request journal, the clock. No API key." },
+      {
+        name: 'Sandbox control',
+        description:
+          "The sandbox's own endpoints, not the API's: reset, simulated calls, the request journal, the clock. No API key.",
+      },
     ],
     paths,
     components: {
       schemas,
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A sandbox API key. An operation lists the scope it needs.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A sandbox API key. An operation lists the scope it needs.',
+        },
         ...(sandbox.options.adminToken !== undefined && {
-          adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token the server was started with (--admin-token).' },
+          adminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The admin token the server was started with (--admin-token).',
+          },
         }),
       },
       responses: Object.fromEntries(
@@ -237,10 +314,19 @@ const FORMATS: Record<string, string> = { uuid: 'uuid', datetime: 'date-time', d
  * client generator types as `string & unknown`. The sandbox still checks
  * with the regexes; only what the document says changes.
  */
-function formatAlone({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
+function formatAlone({
+  zodSchema,
+  jsonSchema,
+}: {
+  zodSchema: z.core.$ZodTypes
+  jsonSchema: z.core.JSONSchema.BaseSchema
+}): void {
   const { def } = zodSchema._zod
   if (def.type !== 'string') return
-  const formats = [('format' in def ? def.format : undefined), ...(def.checks ?? []).map(({ _zod }) => ('format' in _zod.def ? _zod.def.format : undefined))]
+  const formats = [
+    'format' in def ? def.format : undefined,
+    ...(def.checks ?? []).map(({ _zod }) => ('format' in _zod.def ? _zod.def.format : undefined)),
+  ]
   const format = formats.map((name) => FORMATS[String(name)]).find((name) => name !== undefined)
   if (format === undefined) return
   delete jsonSchema.pattern
@@ -256,14 +342,26 @@ function formatAlone({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodTypes; j
  */
 function nullableAsType(_key: string, value: unknown): unknown {
   if (!isObject(value) || !Array.isArray(value.anyOf) || value.anyOf.length !== 2) return value
-  const nullAt = value.anyOf.findIndex((branch) => isObject(branch) && Object.keys(branch).length === 1 && branch.type === 'null')
+  const nullAt = value.anyOf.findIndex(
+    (branch) => isObject(branch) && Object.keys(branch).length === 1 && branch.type === 'null',
+  )
   const schema: unknown = value.anyOf[1 - nullAt]
   if (nullAt === -1 || !isObject(schema) || typeof schema.type !== 'string') return value
   const { anyOf: _, ...rest } = value
-  return { ...rest, ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
+  return {
+    ...rest,
+    ...schema,
+    type: [schema.type, 'null'],
+    ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }),
+  }
 }
 
-function success(route: Route | ControlRoute | SessionRoute, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {
+function success(
+  route: Route | ControlRoute | SessionRoute,
+  status: number,
+  toSchema: ToSchema,
+  headers: Record<string, unknown>,
+) {
   return {
     description: route.summary,
     headers: { ...requestIdHeader, ...(status === 201 && locationHeader), ...headers },
@@ -277,7 +375,12 @@ function parameters(schema: z.ZodObject, where: 'path' | 'query', toSchema: ToSc
     // The value the parameter stands for (`limit`: an integer from 1 to 100) when JSON Schema can say it,
     // else the text it is sent as (`since`, whose value zod computes with a transform).
     const value = toSchema(parameter as z.ZodType, 'output')
-    return { name, in: where, required: where === 'path' || !optional, schema: Object.keys(value).length > 0 ? value : toSchema(parameter as z.ZodType, 'input') }
+    return {
+      name,
+      in: where,
+      required: where === 'path' || !optional,
+      schema: Object.keys(value).length > 0 ? value : toSchema(parameter as z.ZodType, 'input'),
+    }
   })
 }
 
@@ -285,7 +388,8 @@ const preferHeader = {
   name: 'Prefer',
   in: 'header',
   required: false,
-  description: 'Sandbox only: `code=<status>` answers with that status\'s error; `delay=<ms>` (at most 60000) waits first. Combine them: `code=429, delay=500`.',
+  description:
+    "Sandbox only: `code=<status>` answers with that status's error; `delay=<ms>` (at most 60000) waits first. Combine them: `code=429, delay=500`.",
   schema: { type: 'string', examples: ['code=500', 'delay=2000', 'code=429, delay=500'] },
 }
 
@@ -299,21 +403,57 @@ function requestIdSchema(): Record<string, unknown> {
 const requestIdHeader = {
   'X-Request-Id': { description: 'The id in meta.request_id.', required: true, schema: requestIdSchema() },
 }
-const locationHeader = { Location: { description: 'Where the created record is read, such as `/v1/contacts/{id}`.', required: true, schema: { type: 'string' } } }
-const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } } }
+const locationHeader = {
+  Location: {
+    description: 'Where the created record is read, such as `/v1/contacts/{id}`.',
+    required: true,
+    schema: { type: 'string' },
+  },
+}
+const retryAfterHeader = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+}
 /** What an error status always carries besides X-Request-Id. */
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
-  401: { 'WWW-Authenticate': { description: 'The scheme to authenticate with.', required: true, schema: { type: 'string', enum: ['Bearer'] } } },
-  405: { Allow: { description: 'The methods the path takes, such as `GET, POST`.', required: true, schema: { type: 'string' } } },
+  401: {
+    'WWW-Authenticate': {
+      description: 'The scheme to authenticate with.',
+      required: true,
+      schema: { type: 'string', enum: ['Bearer'] },
+    },
+  },
+  405: {
+    Allow: {
+      description: 'The methods the path takes, such as `GET, POST`.',
+      required: true,
+      schema: { type: 'string' },
+    },
+  },
   429: retryAfterHeader,
   503: retryAfterHeader,
 }
 /** On API answers (not the control plane's) when they apply. */
 const apiHeaders = {
-  'X-RateLimit-Limit': { description: 'Requests a key may make in a window, when the sandbox simulates a rate limit (`--rate-limit`).', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window, when the sandbox simulates a rate limit.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'When the current window ends, in epoch seconds, when the sandbox simulates a rate limit.', schema: { type: 'integer' } },
-  'Preference-Applied': { description: 'The `Prefer` preferences (`code=`, `delay=`) the sandbox applied.', schema: { type: 'string' } },
+  'X-RateLimit-Limit': {
+    description: 'Requests a key may make in a window, when the sandbox simulates a rate limit (`--rate-limit`).',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window, when the sandbox simulates a rate limit.',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Reset': {
+    description: 'When the current window ends, in epoch seconds, when the sandbox simulates a rate limit.',
+    schema: { type: 'integer' },
+  },
+  'Preference-Applied': {
+    description: 'The `Prefer` preferences (`code=`, `delay=`) the sandbox applied.',
+    schema: { type: 'string' },
+  },
 }
 
 function tagOf(path: string): string {
@@ -331,7 +471,9 @@ function operationId(method: string, path: string): string {
 }
 
 function describeKeys(sandbox: Sandbox): string {
-  const rows = sandbox.apiKeys.map(({ key, organization, scopes }) => `| \`${key}\` | ${organization.organization_name} | ${scopes.join(', ')} |`)
+  const rows = sandbox.apiKeys.map(
+    ({ key, organization, scopes }) => `| \`${key}\` | ${organization.organization_name} | ${scopes.join(', ')} |`,
+  )
   return [
     'The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with one of these keys:',
     '',

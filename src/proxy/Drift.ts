@@ -52,7 +52,10 @@ export class Drift {
 
   add({ endpoint, answered, violations, ...example }: Exchange): void {
     let tally = this.#endpoints.get(endpoint)
-    if (!tally) this.#endpoints.set(endpoint, (tally = { answers: 0, answersWithViolations: 0, unanswered: 0, rules: new Map() }))
+    if (!tally) {
+      tally = { answers: 0, answersWithViolations: 0, unanswered: 0, rules: new Map() }
+      this.#endpoints.set(endpoint, tally)
+    }
     if (!answered) {
       tally.unanswered++
       return
@@ -62,7 +65,10 @@ export class Drift {
     const broken = new Set<ContractRule>()
     for (const { rule, ...violation } of violations) {
       let ruleTally = tally.rules.get(rule)
-      if (!ruleTally) tally.rules.set(rule, (ruleTally = { violations: 0, answers: 0, examples: [], fields: new Set() }))
+      if (!ruleTally) {
+        ruleTally = { violations: 0, answers: 0, examples: [], fields: new Set() }
+        tally.rules.set(rule, ruleTally)
+      }
       ruleTally.violations++
       if (!broken.has(rule)) ruleTally.answers++
       broken.add(rule)
@@ -77,7 +83,8 @@ export class Drift {
   /** The report as it stands. */
   report(): DriftReport {
     const endpoints = [...this.#endpoints].sort(([a], [b]) => a.localeCompare(b))
-    const sum = (count: (tally: EndpointTally) => number) => endpoints.reduce((total, [, tally]) => total + count(tally), 0)
+    const sum = (count: (tally: EndpointTally) => number) =>
+      endpoints.reduce((total, [, tally]) => total + count(tally), 0)
     return {
       upstream: this.upstream,
       since: new Date(this.#since).toISOString(),
@@ -91,7 +98,13 @@ export class Drift {
         unanswered: tally.unanswered,
         rules: [...tally.rules]
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([rule, { violations, answers, examples }]) => ({ rule, promise: PROMISES[rule], violations, answers, examples })),
+          .map(([rule, { violations, answers, examples }]) => ({
+            rule,
+            promise: PROMISES[rule],
+            violations,
+            answers,
+            examples,
+          })),
       })),
     }
   }

@@ -14,11 +14,17 @@ interface RecordedOrganization {
   records: Record<Kind, Map<string, Fields>>
   /** Contacts by phone: one contact a phone, as the sandbox keeps them. */
   phones: Map<string, string>
-  /** When each message of a call was said, from the call's own answer (GET /v1/calls/:id), with the transcript they belong to. */
+  /**
+   * When each message of a call was said, from the call's own answer (GET /v1/calls/:id), with the transcript they
+   * belong to.
+   */
   messageTimes: Map<string, { transcript: unknown; times: number[] }>
 }
 
-/** The business type a recorded organization's simulated calls are told in (the upstream says none); the file may name another. */
+/**
+ * The business type a recorded organization's simulated calls are told in (the upstream says none); the file may name
+ * another.
+ */
 const RECORDED_BUSINESS_TYPE = [...businessTypes.keys()][0]!
 
 /**
@@ -38,7 +44,9 @@ export class Recorder {
   readonly #organizations = new Map<string, RecordedOrganization>()
   /** `kind id` → the organization that recorded it first. */
   readonly #owners = new Map<string, string>()
-  /** Each key that recorded → its stand-in and its organization. In memory only: the recording names the stand-in alone. */
+  /**
+   * Each key that recorded → its stand-in and its organization. In memory only: the recording names the stand-in alone.
+   */
   readonly #standIns = new Map<string, { key: string; organization_id: string }>()
   #recordedAt: number | undefined
   #listener: (() => void) | undefined
@@ -55,7 +63,8 @@ export class Recorder {
     if (standIn && standIn.organization_id !== me.organization_id) return
     const recorded = this.#organizationOf(me)
     this.#keyOf(token, me, recorded)
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at))) this.#recordedAt = Math.max(this.#recordedAt ?? 0, Date.parse(at))
+    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)))
+      this.#recordedAt = Math.max(this.#recordedAt ?? 0, Date.parse(at))
     if (kind) for (const record of records) this.#keepRecord(recorded, kind, record)
     this.#listener?.()
   }
@@ -69,7 +78,9 @@ export class Recorder {
       for (const kind of KINDS) {
         for (const record of recorded.records[kind].values()) {
           const stored = { ...record, organization_id }
-          records[kind].push(kind === 'calls' ? { ...stored, message_times: messageTimesOf(recorded, record, recordedAt) } : stored)
+          records[kind].push(
+            kind === 'calls' ? { ...stored, message_times: messageTimesOf(recorded, record, recordedAt) } : stored,
+          )
         }
       }
     }
@@ -107,7 +118,10 @@ export class Recorder {
   /** The stand-in of a key, made at its first answer, with the scopes the upstream gives it now. */
   #keyOf(token: string, me: Organization, recorded: RecordedOrganization): void {
     let standIn = this.#standIns.get(token)
-    if (standIn === undefined) this.#standIns.set(token, (standIn = { key: `sk_recorded_${this.#standIns.size + 1}`, organization_id: me.organization_id }))
+    if (standIn === undefined) {
+      standIn = { key: `sk_recorded_${this.#standIns.size + 1}`, organization_id: me.organization_id }
+      this.#standIns.set(token, standIn)
+    }
     const key = recorded.keys.find((candidate) => candidate.key === standIn.key)
     if (key) key.scopes = [...me.scopes]
     else recorded.keys.push({ key: standIn.key, scopes: [...me.scopes] })
@@ -127,7 +141,10 @@ export class Recorder {
     this.#owners.set(`${kind} ${id}`, recorded.organization.organization_id)
     const { messages, ...fields } = record
     if (kind === 'calls' && Array.isArray(messages)) {
-      recorded.messageTimes.set(id, { transcript: fields.transcript, times: messages.map((message: { timestamp: string }) => Date.parse(message.timestamp)) })
+      recorded.messageTimes.set(id, {
+        transcript: fields.transcript,
+        times: messages.map((message: { timestamp: string }) => Date.parse(message.timestamp)),
+      })
     }
     recorded.records[kind].set(id, fields)
   }
@@ -161,8 +178,12 @@ function fixtureOf({ organization, keys, records }: RecordedOrganization): Organ
     if (areaCode) areaCodes.set(areaCode, (areaCodes.get(areaCode) ?? 0) + 1)
     assistants.add(call.assistant_id as string)
   }
-  const commonest = [...areaCodes].sort(([, a], [, b]) => b - a).slice(0, 4).map(([code]) => code)
-  const assistantIds = assistants.size > 0 ? [...assistants] : [`00000000-0000-4000-8000-${organization.organization_id.slice(-12)}`]
+  const commonest = [...areaCodes]
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 4)
+    .map(([code]) => code)
+  const assistantIds =
+    assistants.size > 0 ? [...assistants] : [`00000000-0000-4000-8000-${organization.organization_id.slice(-12)}`]
   return {
     ...organization,
     business_type: RECORDED_BUSINESS_TYPE,

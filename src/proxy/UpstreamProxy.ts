@@ -77,12 +77,21 @@ export class UpstreamProxy {
       await world.ready
       // A request of this proxy's own, come back: the upstream is this proxy.
       if (request.headers.get('via')?.includes(this.#via)) {
-        throw new ApiError('upstream_unreachable', `The upstream ${this.options.upstream} is this proxy itself: give --proxy the real service's URL.`)
+        throw new ApiError(
+          'upstream_unreachable',
+          `The upstream ${this.options.upstream} is this proxy itself: give --proxy the real service's URL.`,
+        )
       }
       // The body, read once: it goes upstream as it came, and the sandbox's own checks read it too.
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readBodyAsSent(request)
       // What the contract gives this request, judged from the request alone.
-      expectation = await expectationOf(request, path, url, body, token === null ? undefined : this.#keys.get(token)?.scopes)
+      expectation = await expectationOf(
+        request,
+        path,
+        url,
+        body,
+        token === null ? undefined : this.#keys.get(token)?.scopes,
+      )
       // The upstream's answer, whole.
       answer = await this.#forward(path + url.search, request.method, request.headers, body)
       // Held to the contract: the answer itself, then its place in a walk through a list's pages.
@@ -91,16 +100,21 @@ export class UpstreamProxy {
       // An answer that is not JSON is no answer of the API's: the client gets the contract's envelope naming what came.
       if (violations.some(({ rule }) => rule === 'json')) {
         const type = answer.headers.get('content-type') ?? 'no Content-Type'
-        throw new ApiError('upstream_not_json', `The upstream ${new URL(this.options.upstream).origin} answered ${answer.status} with ${type}, not JSON; GET /_sandbox/drift shows how it began.`)
+        throw new ApiError(
+          'upstream_not_json',
+          `The upstream ${new URL(this.options.upstream).origin} answered ${answer.status} with ${type}, not JSON; GET /_sandbox/drift shows how it began.`,
+        )
       }
       // What the upstream says of the key, and what it answered, kept.
-      if (token !== null && expectation.route && answer.status >= 200 && answer.status < 300) await this.#learn(token, request, expectation.route, checked)
+      if (token !== null && expectation.route && answer.status >= 200 && answer.status < 300)
+        await this.#learn(token, request, expectation.route, checked)
 
       const { headers } = answer
       headers.set('X-Sandbox-Contract', violations.length === 0 ? 'ok' : `violations=${violations.length}`)
       headers.set('X-Sandbox-Request-Id', requestId)
       const bodyless = NO_BODY.has(answer.status) || request.method === 'HEAD'
-      // @note The length is known: the answer goes out in one piece, not chunked, which saves a write and a wake-up of the client.
+      // @note The length is known: the answer goes out in one piece, not chunked, which saves a write and a wake-up of
+      // the client.
       if (!bodyless) headers.set('Content-Length', String(answer.bytes.byteLength))
       response = { status: answer.status, headers, body: bodyless ? null : answer.bytes }
     } catch (error) {
@@ -111,12 +125,26 @@ export class UpstreamProxy {
 
     const upstreamRequestId = answer?.headers.get('x-request-id') ?? null
     world.journal.record({
-      ...journalEntry(world, { requestId, request, path, url, status: response.status, key: token === null ? null : redacted(token), started }),
-      contract: { upstream_request_id: upstreamRequestId, violation_count: violations.length, violations: violations.slice(0, JOURNALED_VIOLATIONS) },
+      ...journalEntry(world, {
+        requestId,
+        request,
+        path,
+        url,
+        status: response.status,
+        key: token === null ? null : redacted(token),
+        started,
+      }),
+      contract: {
+        upstream_request_id: upstreamRequestId,
+        violation_count: violations.length,
+        violations: violations.slice(0, JOURNALED_VIOLATIONS),
+      },
     })
     const route = expectation?.route
     this.drift.add({
-      endpoint: route ? `${route.method} ${route.path}` : `${METHODS.has(request.method) ? request.method : 'OTHER'} (no such endpoint)`,
+      endpoint: route
+        ? `${route.method} ${route.path}`
+        : `${METHODS.has(request.method) ? request.method : 'OTHER'} (no such endpoint)`,
       request_id: requestId,
       upstream_request_id: upstreamRequestId,
       request: `${request.method} ${path}${url.search}`,
@@ -144,7 +172,12 @@ export class UpstreamProxy {
     this.#walks.clear()
   }
 
-  #forward(pathAndQuery: string, method: string, headers: Headers, body: Uint8Array<ArrayBuffer> | undefined): Promise<UpstreamAnswer> {
+  #forward(
+    pathAndQuery: string,
+    method: string,
+    headers: Headers,
+    body: Uint8Array<ArrayBuffer> | undefined,
+  ): Promise<UpstreamAnswer> {
     const { upstream, timeoutMs, send } = this.options
     return forward({ send, target: upstream + pathAndQuery, method, headers, body, timeoutMs, via: this.#via })
   }
@@ -171,7 +204,12 @@ export class UpstreamProxy {
   /** Asks the upstream GET /v1/me for a key seen for the first time while recording: whose records are these? */
   async #askMe(token: string, authorization: string): Promise<Organization | undefined> {
     try {
-      const answer = await this.#forward('/v1/me', 'GET', new Headers({ authorization, accept: 'application/json' }), undefined)
+      const answer = await this.#forward(
+        '/v1/me',
+        'GET',
+        new Headers({ authorization, accept: 'application/json' }),
+        undefined,
+      )
       const me = Organization.safeParse(JSON.parse(new TextDecoder().decode(answer.bytes))?.data)
       if (answer.status !== 200 || !me.success) return undefined
       this.#remember(token, me.data)

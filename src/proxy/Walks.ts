@@ -22,7 +22,8 @@ const MAX_SEEN = 200_000
  * @example
  * const walks = new Walks()
  * walks.page(undefined, firstPage.data, firstPage.next_cursor) // []
- * walks.page(firstPage.next_cursor, secondPage.data, secondPage.next_cursor) // a duplicate violation per record of page 1 seen again
+ * walks.page(firstPage.next_cursor, secondPage.data, secondPage.next_cursor) // a duplicate violation per record of
+ * page 1 seen again
  */
 export class Walks {
   /** By the cursor that continues each walk, least recently continued first. */
@@ -42,9 +43,19 @@ export class Walks {
     data.forEach((item, i) => {
       if (!isListedRecord(item)) return
       if (walk.seen.has(item.id)) {
-        violations.push({ rule: 'duplicate', field: `data[${i}].id`, expected: `a record no earlier page of this walk listed (this is page ${walk.pages})`, got: JSON.stringify(item.id) })
+        violations.push({
+          rule: 'duplicate',
+          field: `data[${i}].id`,
+          expected: `a record no earlier page of this walk listed (this is page ${walk.pages})`,
+          got: JSON.stringify(item.id),
+        })
       } else if (i === 0 && walk.last && compare(positionOf(walk.last), positionOf(item)) >= 0) {
-        violations.push({ rule: 'order', field: 'data[0]', expected: `after the previous page's last record, ${walk.last.created_at} ${walk.last.id}`, got: `${item.created_at} ${item.id}` })
+        violations.push({
+          rule: 'order',
+          field: 'data[0]',
+          expected: `after the previous page's last record, ${walk.last.created_at} ${walk.last.id}`,
+          got: `${item.created_at} ${item.id}`,
+        })
       }
     })
     let last: { created_at: string; id: string } | undefined

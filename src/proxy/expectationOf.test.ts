@@ -36,20 +36,50 @@ const CASES: Case[] = [
   { request: 'GET /v1/calls?cursor=anything', scopes: ALL, statuses: [200, 401, 400], wellFormed: true },
   { request: `GET /v1/calls/${ID}`, scopes: ALL, statuses: [200, 401, 404], wellFormed: true },
   { request: 'GET /v1/calls/not-a-uuid', scopes: ALL, statuses: [400, 401], because: /call_id must be a UUID/ },
-  { request: 'POST /v1/contacts', scopes: ALL, body: '{"phone":"+14155550123"}', statuses: [201, 401, 409], wellFormed: true },
-  { request: 'POST /v1/contacts', scopes: ALL, body: '{"phone":"+14155550123"}', contentType: 'text/plain', statuses: [415, 401] },
+  {
+    request: 'POST /v1/contacts',
+    scopes: ALL,
+    body: '{"phone":"+14155550123"}',
+    statuses: [201, 401, 409],
+    wellFormed: true,
+  },
+  {
+    request: 'POST /v1/contacts',
+    scopes: ALL,
+    body: '{"phone":"+14155550123"}',
+    contentType: 'text/plain',
+    statuses: [415, 401],
+  },
   { request: 'POST /v1/contacts', scopes: ALL, body: '{"phone":', statuses: [400, 401], because: /not valid JSON/ },
-  { request: 'POST /v1/contacts', scopes: ALL, body: '{"phone":"12","id":"x"}', statuses: [422, 401], because: /2 bad fields/ },
+  {
+    request: 'POST /v1/contacts',
+    scopes: ALL,
+    body: '{"phone":"12","id":"x"}',
+    statuses: [422, 401],
+    because: /2 bad fields/,
+  },
   { request: 'POST /v1/contacts', scopes: ['contacts:read'], body: '{"phone":"12"}', statuses: [403, 401] },
 ]
 
 describe('expectationOf: the statuses the contract gives a request, judged from the request alone', () => {
-  for (const { request, key = 'Bearer sk_live_key', body, contentType = 'application/json', scopes, statuses, because, wellFormed = false } of CASES) {
+  for (const {
+    request,
+    key = 'Bearer sk_live_key',
+    body,
+    contentType = 'application/json',
+    scopes,
+    statuses,
+    because,
+    wellFormed = false,
+  } of CASES) {
     const label = `${request}${key === 'Bearer sk_live_key' ? '' : ` (Authorization: ${key})`}${scopes ? ` with scopes ${scopes.join(' ')}` : ''}${body ? ` ${body}` : ''} → ${statuses.join(' or ')}`
     it(label, async () => {
       const [method, target] = request.split(' ') as [string, string]
       const url = new URL(target, 'https://api.example.com')
-      const headers: Record<string, string> = { ...(key === null ? {} : { authorization: key }), ...(body === undefined ? {} : { 'content-type': contentType }) }
+      const headers: Record<string, string> = {
+        ...(key === null ? {} : { authorization: key }),
+        ...(body === undefined ? {} : { 'content-type': contentType }),
+      }
       const bytes = body === undefined ? undefined : new TextEncoder().encode(body)
       const expectation = await expectationOf(new Request(url, { method, headers }), url.pathname, url, bytes, scopes)
       expect(expectation.statuses).toEqual(statuses)

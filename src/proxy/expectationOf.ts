@@ -41,7 +41,13 @@ export const ALWAYS_ALLOWED = [429, 500, 502, 503, 504]
  * @example
  * const { statuses } = await expectationOf(request, '/v1/calls', url, undefined) // [200, 401, 403]
  */
-export async function expectationOf(request: Request, path: string, url: URL, body: Uint8Array<ArrayBuffer> | undefined, scopes?: readonly Scope[]): Promise<Expectation> {
+export async function expectationOf(
+  request: Request,
+  path: string,
+  url: URL,
+  body: Uint8Array<ArrayBuffer> | undefined,
+  scopes?: readonly Scope[],
+): Promise<Expectation> {
   // Route: the path must exist, then offer the method.
   let match: ReturnType<typeof matchRoute<Route>>
   try {
@@ -61,7 +67,12 @@ export async function expectationOf(request: Request, path: string, url: URL, bo
   if (route.scope !== null) {
     if (scopes === undefined) unknowable.push(403)
     else if (!scopes.includes(route.scope)) {
-      return { route, statuses: [403, 401], because: `the key lacks ${route.scope} (its scopes, as GET /v1/me said: ${scopes.join(', ') || 'none'})`, wellFormed: false }
+      return {
+        route,
+        statuses: [403, 401],
+        because: `the key lacks ${route.scope} (its scopes, as GET /v1/me said: ${scopes.join(', ') || 'none'})`,
+        wellFormed: false,
+      }
     }
   }
 
@@ -92,5 +103,9 @@ function refused(error: unknown, alsoAllowed: number[] = []): Expectation {
 /** The request's body again, already read, for the body's parser. */
 function asSent(request: Request, url: URL, body: Uint8Array<ArrayBuffer> | undefined): Request {
   const contentType = request.headers.get('content-type')
-  return new Request(url, { method: request.method, headers: contentType === null ? {} : { 'content-type': contentType }, body: body?.byteLength ? body : undefined })
+  return new Request(url, {
+    method: request.method,
+    headers: contentType === null ? {} : { 'content-type': contentType },
+    body: body?.byteLength ? body : undefined,
+  })
 }

@@ -18,7 +18,9 @@ export const Recording = z.object({
   version: z.literal(1),
   /** The upstream's base URL. */
   upstream: z.string(),
-  /** The upstream's time of the newest answer recorded (its `meta.timestamp`): a sandbox started from it stands there. */
+  /**
+   * The upstream's time of the newest answer recorded (its `meta.timestamp`): a sandbox started from it stands there.
+   */
   recorded_at: z.iso.datetime(),
   organizations: z.array(OrganizationFixture),
   records: z.object({ calls: RecordList, contacts: RecordList, leads: RecordList, appointments: RecordList }),

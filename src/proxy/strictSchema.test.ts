@@ -23,24 +23,48 @@ function violations(schema: Parameters<typeof strictSchema>[0], value: unknown) 
 
 describe('strictSchema and violationsOf: an answer held to the schema and the field set', () => {
   it('finds nothing in an answer as the contract gives it', () => {
-    expect(violations(ListEnvelope(Contact), { data: [CONTACT], has_more: false, next_cursor: null, meta: META })).toEqual([])
+    expect(
+      violations(ListEnvelope(Contact), { data: [CONTACT], has_more: false, next_cursor: null, meta: META }),
+    ).toEqual([])
   })
 
   it('names a field the contract does not have, at any depth, and one it has that is missing', () => {
     const { phone, ...renamed } = CONTACT
-    expect(violations(ListEnvelope(Contact), { data: [CONTACT, { ...renamed, phone_number: phone }], has_more: false, next_cursor: null, meta: { ...META, trace: 'x' } })).toEqual([
-      { rule: 'schema', field: 'data[1].phone', expected: 'a string (a field the contract always has)', got: '(missing)' },
-      { rule: 'fields', field: 'data[1].phone_number', expected: 'no such field (the contract does not have it)', got: '"+14155550123"' },
+    expect(
+      violations(ListEnvelope(Contact), {
+        data: [CONTACT, { ...renamed, phone_number: phone }],
+        has_more: false,
+        next_cursor: null,
+        meta: { ...META, trace: 'x' },
+      }),
+    ).toEqual([
+      {
+        rule: 'schema',
+        field: 'data[1].phone',
+        expected: 'a string (a field the contract always has)',
+        got: '(missing)',
+      },
+      {
+        rule: 'fields',
+        field: 'data[1].phone_number',
+        expected: 'no such field (the contract does not have it)',
+        got: '"+14155550123"',
+      },
       { rule: 'fields', field: 'meta.trace', expected: 'no such field (the contract does not have it)', got: '"x"' },
     ])
     const message = { role: 'caller', content: 'Hi', timestamp: META.timestamp, sentiment: 'calm' }
-    expect(violations(RecordEnvelope(CallWithMessages), { data: { messages: [message] }, meta: META }).filter(({ rule }) => rule === 'fields')).toEqual([
-      { rule: 'fields', field: 'data.messages[0].sentiment', expected: expect.any(String), got: '"calm"' },
-    ])
+    expect(
+      violations(RecordEnvelope(CallWithMessages), { data: { messages: [message] }, meta: META }).filter(
+        ({ rule }) => rule === 'fields',
+      ),
+    ).toEqual([{ rule: 'fields', field: 'data.messages[0].sentiment', expected: expect.any(String), got: '"calm"' }])
   })
 
   it('says what the contract wants where a value is wrong: a type, one of the values, a format, a pattern; meta apart', () => {
-    const found = violations(RecordEnvelope(Contact), { data: { ...CONTACT, total_calls: '3', source: 'web', created_at: 'yesterday', phone: '555' }, meta: { request_id: 'abc', timestamp: META.timestamp } })
+    const found = violations(RecordEnvelope(Contact), {
+      data: { ...CONTACT, total_calls: '3', source: 'web', created_at: 'yesterday', phone: '555' },
+      meta: { request_id: 'abc', timestamp: META.timestamp },
+    })
     expect(found).toEqual([
       { rule: 'schema', field: 'data.phone', expected: expect.stringMatching(/^text matching/), got: '"555"' },
       { rule: 'schema', field: 'data.source', expected: 'one of "inbound_call", "api"', got: '"web"' },

@@ -12,7 +12,10 @@ import type { ContractViolation } from '../schemas/index.js'
  */
 export function strictSchema(schema: z.ZodType): z.ZodType {
   let strict = stricts.get(schema)
-  if (!strict) stricts.set(schema, (strict = strictOf(schema)))
+  if (!strict) {
+    strict = strictOf(schema)
+    stricts.set(schema, strict)
+  }
   return strict
 }
 
@@ -20,12 +23,15 @@ const stricts = new WeakMap<z.ZodType, z.ZodType>()
 
 function strictOf(schema: z.ZodType): z.ZodType {
   if (schema instanceof z.ZodObject) {
-    return z.strictObject(Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [name, strictOf(field as z.ZodType)])))
+    return z.strictObject(
+      Object.fromEntries(Object.entries(schema.shape).map(([name, field]) => [name, strictOf(field as z.ZodType)])),
+    )
   }
   if (schema instanceof z.ZodArray) return z.array(strictOf(schema.element as z.ZodType))
   if (schema instanceof z.ZodNullable) return strictOf(schema.unwrap() as z.ZodType).nullable()
   if (schema instanceof z.ZodOptional) return strictOf(schema.unwrap() as z.ZodType).optional()
-  if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map(strictOf) as [z.ZodType, z.ZodType])
+  if (schema instanceof z.ZodUnion)
+    return z.union((schema.options as z.ZodType[]).map(strictOf) as [z.ZodType, z.ZodType])
   return schema
 }
 
@@ -41,9 +47,21 @@ export function violationsOf(issues: readonly z.core.$ZodIssue[], value: unknown
   return issues.flatMap((issue): ContractViolation[] => {
     const at = valueAt(value, issue.path)
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ rule: 'fields', field: fieldPath([...issue.path, key]), expected: 'no such field (the contract does not have it)', got: shown((at as Record<string, unknown>)?.[key]) }))
+      return issue.keys.map((key) => ({
+        rule: 'fields',
+        field: fieldPath([...issue.path, key]),
+        expected: 'no such field (the contract does not have it)',
+        got: shown((at as Record<string, unknown>)?.[key]),
+      }))
     }
-    return [{ rule: issue.path[0] === 'meta' ? 'meta' : 'schema', field: fieldPath(issue.path) || '(body)', expected: expectedOf(issue, at), got: shown(at) }]
+    return [
+      {
+        rule: issue.path[0] === 'meta' ? 'meta' : 'schema',
+        field: fieldPath(issue.path) || '(body)',
+        expected: expectedOf(issue, at),
+        got: shown(at),
+      },
+    ]
   })
 }
 
@@ -51,11 +69,15 @@ export function violationsOf(issues: readonly z.core.$ZodIssue[], value: unknown
 function expectedOf(issue: z.core.$ZodIssue, value: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
-      return value === undefined ? `${article(issue.expected)} (a field the contract always has)` : article(issue.expected)
+      return value === undefined
+        ? `${article(issue.expected)} (a field the contract always has)`
+        : article(issue.expected)
     case 'invalid_value':
       return `one of ${issue.values.map((option) => JSON.stringify(option)).join(', ')}`
     case 'invalid_format':
-      return issue.format === 'regex' ? `text matching ${issue.pattern ?? issue.message}` : `${article(issue.format)} (${issue.message})`
+      return issue.format === 'regex'
+        ? `text matching ${issue.pattern ?? issue.message}`
+        : `${article(issue.format)} (${issue.message})`
     default:
       return issue.message
   }
@@ -67,12 +89,15 @@ function article(word: string): string {
 
 /** `['data', 3, 'caller_phone']` → `data[3].caller_phone`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
-  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`)).join('')
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`))
+    .join('')
 }
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let at = value
-  for (const part of path) at = typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[part] : undefined
+  for (const part of path)
+    at = typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[part] : undefined
   return at
 }
 

@@ -11,7 +11,10 @@
  * clock.advance(60_000)
  * clock.now() // 2026-11-20T12:01:00.000Z in ms
  */
-/** The instants the clock can show: from 1970 to the year 9000, so that every record it dates is ISO 8601 with a four-digit year. */
+/**
+ * The instants the clock can show: from 1970 to the year 9000, so that every record it dates is ISO 8601 with a
+ * four-digit year.
+ */
 export const CLOCK_RANGE = { min: 0, max: Date.UTC(9000, 0, 1) } as const
 
 export class Clock {
@@ -58,9 +61,12 @@ export class Clock {
    * clock.set(Date.parse('2026-12-24T08:00:00Z'))
    */
   set(ms: number): void {
-    if (!Number.isFinite(ms)) throw new TypeError(`The clock takes epoch milliseconds, such as Date.parse('2026-12-24T08:00:00Z'); got ${ms}.`)
+    if (!Number.isFinite(ms))
+      throw new TypeError(`The clock takes epoch milliseconds, such as Date.parse('2026-12-24T08:00:00Z'); got ${ms}.`)
     if (ms < CLOCK_RANGE.min || ms > CLOCK_RANGE.max) {
-      throw new RangeError(`The clock shows instants from 1970-01-01 to 9000-01-01; got ${ms} (${Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : 'out of range'}).`)
+      throw new RangeError(
+        `The clock shows instants from 1970-01-01 to 9000-01-01; got ${ms} (${Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : 'out of range'}).`,
+      )
     }
     this.#base = ms
     this.#realBase = Date.now()

@@ -21,10 +21,16 @@ export class Endings {
     private readonly clock: Clock,
   ) {}
 
-  /** Applies what is due at `at` (epoch ms; default the clock's now), as a write that takes no number; nothing due, no write. */
+  /**
+   * Applies what is due at `at` (epoch ms; default the clock's now), as a write that takes no number; nothing due, no
+   * write.
+   */
   async settle(at?: number): Promise<void> {
     if (dueEndings(this.queue.records, at ?? this.clock.now()).length === 0) return
-    await this.queue.write(async ({ db }) => this.apply(db, at ?? this.clock.now()), { counted: false, changed: (applied) => applied > 0 })
+    await this.queue.write(async ({ db }) => this.apply(db, at ?? this.clock.now()), {
+      counted: false,
+      changed: (applied) => applied > 0,
+    })
   }
 
   /** Inside a write: applies what of the endings is due at `now`; returns how many records it wrote. */
@@ -37,14 +43,19 @@ export class Endings {
       }
       const contact = db.get('contacts', db.get('calls', item.callId)!.contact_id)!
       await db.update('calls', item.callId, item.ending.call)
-      await db.update('contacts', contact.id, { email: contact.email ?? item.ending.contact_email, updated_at: laterOf(contact.updated_at, item.ending.call.ended_at) })
+      await db.update('contacts', contact.id, {
+        email: contact.email ?? item.ending.contact_email,
+        updated_at: laterOf(contact.updated_at, item.ending.call.ended_at),
+      })
     }
     return due.length
   }
 }
 
 /** One thing a live call's ending brings that is due: the call's end, or its lead or appointment. */
-type DueEnding = { kind: 'calls'; callId: string; ending: CallEnding } | { kind: 'leads' | 'appointments'; record: StoredLead | StoredAppointment }
+type DueEnding =
+  | { kind: 'calls'; callId: string; ending: CallEnding }
+  | { kind: 'leads' | 'appointments'; record: StoredLead | StoredAppointment }
 
 /** What of the pending endings is due at `now`: live calls to end, leads and appointments to add. */
 function dueEndings(records: Records, now: number): DueEnding[] {
@@ -53,7 +64,10 @@ function dueEndings(records: Records, now: number): DueEnding[] {
     const live = records.get('calls', callId)!.ended_at === null
     if (live && Date.parse(ending.call.ended_at) > now) continue
     if (live) due.push({ kind: 'calls', callId, ending })
-    for (const [kind, record] of [['leads', ending.lead], ['appointments', ending.appointment]] as const) {
+    for (const [kind, record] of [
+      ['leads', ending.lead],
+      ['appointments', ending.appointment],
+    ] as const) {
       if (record && Date.parse(record.created_at) <= now && !records.get(kind, record.id)) due.push({ kind, record })
     }
   }

@@ -35,7 +35,6 @@ export interface AddedCall {
 export type LeadOverrides = Partial<Pick<StoredLead, 'status' | 'urgency' | 'interest' | 'qualification_reason'>>
 export type AppointmentOverrides = Partial<Pick<StoredAppointment, 'status' | 'service_type'>>
 
-
 /**
  * Records made after the seed: a contact as `POST /v1/contacts` makes it,
  * and inbound calls told like the seeded ones, with the contact, lead or
@@ -52,7 +51,10 @@ export class Factories {
     private readonly clock: Clock,
   ) {}
 
-  /** A contact, with the checks and errors of `POST /v1/contacts`: 422 for a bad field, 409 `contact_exists` for a phone taken. */
+  /**
+   * A contact, with the checks and errors of `POST /v1/contacts`: 422 for a bad field, 409 `contact_exists` for a phone
+   * taken.
+   */
   async addContact(input: CreateContactRequest & { organization_id?: string }): Promise<StoredContact> {
     const { organization_id, ...fields } = input
     const organizationId = this.keys().organization(organization_id).organization_id
@@ -60,7 +62,9 @@ export class Factories {
     return this.queue.write(async ({ db, faker }) => {
       const existing = db.contactByPhone(organizationId, body.phone)
       if (existing) {
-        throw new ApiError('contact_exists', `A contact with phone ${body.phone} already exists (${existing.id}).`, { details: { contact_id: existing.id } })
+        throw new ApiError('contact_exists', `A contact with phone ${body.phone} already exists (${existing.id}).`, {
+          details: { contact_id: existing.id },
+        })
       }
       const now = this.clock.iso()
       return db.insert('contacts', {
@@ -86,13 +90,30 @@ export class Factories {
   }
 
   /** A completed call the assistant handled, whose reason brings a lead, and that lead with `overrides` applied. */
-  addLead(input: Omit<AddCallInput, 'status' | 'reason'>, overrides: LeadOverrides = {}): Promise<AddedCall & { lead: StoredLead }> {
-    return this.#addCallThatCreates('lead', input, (story) => story.lead && { ...story, lead: { ...story.lead, ...overrides } })
+  addLead(
+    input: Omit<AddCallInput, 'status' | 'reason'>,
+    overrides: LeadOverrides = {},
+  ): Promise<AddedCall & { lead: StoredLead }> {
+    return this.#addCallThatCreates(
+      'lead',
+      input,
+      (story) => story.lead && { ...story, lead: { ...story.lead, ...overrides } },
+    )
   }
 
-  /** A completed call the assistant handled, whose reason books an appointment, and that appointment with `overrides` applied. */
-  addAppointment(input: Omit<AddCallInput, 'status' | 'reason'>, overrides: AppointmentOverrides = {}): Promise<AddedCall & { appointment: StoredAppointment }> {
-    return this.#addCallThatCreates('appointment', input, (story) => story.appointment && { ...story, appointment: { ...story.appointment, ...overrides } })
+  /**
+   * A completed call the assistant handled, whose reason books an appointment, and that appointment with `overrides`
+   * applied.
+   */
+  addAppointment(
+    input: Omit<AddCallInput, 'status' | 'reason'>,
+    overrides: AppointmentOverrides = {},
+  ): Promise<AddedCall & { appointment: StoredAppointment }> {
+    return this.#addCallThatCreates(
+      'appointment',
+      input,
+      (story) => story.appointment && { ...story, appointment: { ...story.appointment, ...overrides } },
+    )
   }
 
   /** Inside a write: tells a call and stores what it made. */
@@ -107,11 +128,17 @@ export class Factories {
   ): Promise<T> {
     return this.queue.write(async (write) => {
       const organization = this.keys().organization(input.organization_id)
-      const reasons = businessTypes.get(organization.business_type)!.reasons.filter((candidate) => candidate.creates.includes(what))
+      const reasons = businessTypes
+        .get(organization.business_type)!
+        .reasons.filter((candidate) => candidate.creates.includes(what))
       if (reasons.length === 0) throw new TypeError(`No reason of ${organization.business_type} creates a ${what}.`)
-      const reason = weighted(write.faker, reasons.map((candidate) => [candidate.id, candidate.weight] as const))
+      const reason = weighted(
+        write.faker,
+        reasons.map((candidate) => [candidate.id, candidate.weight] as const),
+      )
       const story = withOverrides(this.#tell(write, { ...input, status: 'completed', reason }, 'handled'))
-      if (!story) throw new TypeError(`The call ended too recently for its ${what} to exist yet: give an earlier started_at.`)
+      if (!story)
+        throw new TypeError(`The call ended too recently for its ${what} to exist yet: give an earlier started_at.`)
       return (await this.#store(write, story)) as T
     })
   }
@@ -120,7 +147,8 @@ export class Factories {
   #tell({ db, faker }: { db: Write['db']; faker: Faker }, input: AddCallInput, ending?: Ending): CallStory {
     const organization = this.keys().organization(input.organization_id)
     const status = CallStatus.safeParse(input.status ?? 'completed')
-    if (!status.success) throw new TypeError(`status must be one of ${CallStatus.options.join(', ')}; got ${String(input.status)}.`)
+    if (!status.success)
+      throw new TypeError(`status must be one of ${CallStatus.options.join(', ')}; got ${String(input.status)}.`)
     if (input.caller_phone !== undefined && !E164_PATTERN.test(input.caller_phone)) {
       throw new TypeError(`caller_phone must be an E.164 number such as +14155550123; got ${input.caller_phone}.`)
     }
@@ -128,7 +156,9 @@ export class Factories {
     const live = LIVE_CALL_STATUSES.includes(status.data)
     const startedAt = input.started_at === undefined ? now - (live ? 1 : 10) * MINUTE : parseInstant(input.started_at)
     if (startedAt === undefined || startedAt > now) {
-      throw new TypeError(`started_at must be an ISO 8601 date-time no later than the sandbox clock (${this.clock.iso()}); got ${input.started_at}.`)
+      throw new TypeError(
+        `started_at must be an ISO 8601 date-time no later than the sandbox clock (${this.clock.iso()}); got ${input.started_at}.`,
+      )
     }
     return tellCall(
       {
@@ -141,7 +171,10 @@ export class Factories {
         status: status.data,
         startedAt,
         now,
-        contact: input.caller_phone === undefined ? undefined : db.contactByPhone(organization.organization_id, input.caller_phone),
+        contact:
+          input.caller_phone === undefined
+            ? undefined
+            : db.contactByPhone(organization.organization_id, input.caller_phone),
         reason: input.reason,
         callerPhone: input.caller_phone,
         ending,
@@ -161,10 +194,22 @@ export class Factories {
     const existing = db.get('contacts', story.contact.id)
     const contact = existing
       ? await db.update('contacts', existing.id, { ...story.contact, updated_at: later(story.contact.updated_at) })
-      : await db.insert('contacts', { ...story.contact, created_at: recorded, updated_at: later(story.contact.updated_at) })
+      : await db.insert('contacts', {
+          ...story.contact,
+          created_at: recorded,
+          updated_at: later(story.contact.updated_at),
+        })
     const call = await db.insert('calls', { ...story.call, created_at: recorded })
-    const lead = story.lead && (await db.insert('leads', { ...story.lead, created_at: recorded, updated_at: later(story.lead.updated_at) }))
-    const appointment = story.appointment && (await db.insert('appointments', { ...story.appointment, created_at: recorded, updated_at: later(story.appointment.updated_at) }))
+    const lead =
+      story.lead &&
+      (await db.insert('leads', { ...story.lead, created_at: recorded, updated_at: later(story.lead.updated_at) }))
+    const appointment =
+      story.appointment &&
+      (await db.insert('appointments', {
+        ...story.appointment,
+        created_at: recorded,
+        updated_at: later(story.appointment.updated_at),
+      }))
     return { call, contact, ...(lead && { lead }), ...(appointment && { appointment }) }
   }
 }

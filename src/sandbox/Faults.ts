@@ -38,7 +38,8 @@ export class Faults {
    */
   next(): NextFaults {
     const { latency, errorRate } = this.#options
-    const latencyMs = latency === undefined ? 0 : latency.min === latency.max ? latency.min : this.#draws.number.int(latency)
+    const latencyMs =
+      latency === undefined ? 0 : latency.min === latency.max ? latency.min : this.#draws.number.int(latency)
     if (errorRate === 0 || this.#draws.number.float() >= errorRate) return { latencyMs }
     return { latencyMs, failure: this.#draws.datatype.boolean() ? 500 : 503 }
   }

@@ -21,7 +21,11 @@ export class KeyRing {
   readonly #keys: ReadonlyMap<string, ApiKey>
 
   constructor(readonly organizations: readonly OrganizationFixture[]) {
-    this.#keys = new Map(organizations.flatMap((organization) => organization.keys.map(({ key, scopes }) => [key, { key, scopes, organization }])))
+    this.#keys = new Map(
+      organizations.flatMap((organization) =>
+        organization.keys.map(({ key, scopes }) => [key, { key, scopes, organization }]),
+      ),
+    )
   }
 
   /** Every key of every organization, in fixture order. */
@@ -39,7 +43,9 @@ export class KeyRing {
     if (organizationId === undefined) return this.organizations[0]!
     const organization = this.organizations.find((candidate) => candidate.organization_id === organizationId)
     if (!organization) {
-      throw new TypeError(`No organization ${organizationId}; known: ${this.organizations.map((o) => o.organization_id).join(', ')}.`)
+      throw new TypeError(
+        `No organization ${organizationId}; known: ${this.organizations.map((o) => o.organization_id).join(', ')}.`,
+      )
     }
     return organization
   }

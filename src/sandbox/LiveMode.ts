@@ -23,7 +23,13 @@ export class LiveMode {
 
   constructor(
     private readonly options: () => ResolvedOptions,
-    private readonly world: { queue: WriteQueue; clock: Clock; keys: () => KeyRing; endings: Endings; factories: Factories },
+    private readonly world: {
+      queue: WriteQueue
+      clock: Clock
+      keys: () => KeyRing
+      endings: Endings
+      factories: Factories
+    },
   ) {
     this.#arrivals = createFaker(options().seed, 'live')
   }
@@ -32,7 +38,10 @@ export class LiveMode {
   start(): void {
     const { live } = this.options()
     if (live === undefined || this.#timer !== undefined) return
-    this.#timer = setInterval(() => void this.tick().catch((error) => console.error('[call-sandbox] a live call failed:', error)), live)
+    this.#timer = setInterval(
+      () => void this.tick().catch((error) => console.error('[call-sandbox] a live call failed:', error)),
+      live,
+    )
     // @note Node: a live sandbox alone does not keep a test run or a script from ending.
     ;(this.#timer as { unref?: () => void }).unref?.()
   }
@@ -61,7 +70,8 @@ export class LiveMode {
       await endings.apply(write.db, clock.now())
       const status = this.#arrivals.datatype.boolean(0.8) ? 'in-progress' : 'forwarding'
       const organizations = keys().organizations.filter((organization) => organization.calls > 0)
-      const organization = organizations.length > 0 ? this.#arrivals.helpers.arrayElement(organizations) : keys().organization()
+      const organization =
+        organizations.length > 0 ? this.#arrivals.helpers.arrayElement(organizations) : keys().organization()
       return factories.call(write, { status, organization_id: organization.organization_id })
     })
   }

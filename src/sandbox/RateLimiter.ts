@@ -13,7 +13,10 @@ const WINDOWS: Record<string, number> = { s: 1_000, sec: 1_000, min: 60_000, h: 
  * parseRateLimit('60/min') // { limit: 60, windowMs: 60_000 }
  */
 export function parseRateLimit(value: string | RateLimit): RateLimit {
-  const problem = () => new RangeError(`rate limit must be requests per window, such as 60/min, 5/s or 1000/h; got ${JSON.stringify(value)}.`)
+  const problem = () =>
+    new RangeError(
+      `rate limit must be requests per window, such as 60/min, 5/s or 1000/h; got ${JSON.stringify(value)}.`,
+    )
   let rateLimit: RateLimit
   if (typeof value === 'string') {
     const match = /^(\d{1,9})\/(s|sec|min|h|hour)$/.exec(value.trim())
@@ -22,7 +25,13 @@ export function parseRateLimit(value: string | RateLimit): RateLimit {
   } else {
     rateLimit = { limit: value?.limit, windowMs: value?.windowMs ?? 60_000 }
   }
-  if (!Number.isSafeInteger(rateLimit.limit) || rateLimit.limit < 1 || !Number.isSafeInteger(rateLimit.windowMs) || rateLimit.windowMs < 1) throw problem()
+  if (
+    !Number.isSafeInteger(rateLimit.limit) ||
+    rateLimit.limit < 1 ||
+    !Number.isSafeInteger(rateLimit.windowMs) ||
+    rateLimit.windowMs < 1
+  )
+    throw problem()
   return rateLimit
 }
 
@@ -69,6 +78,11 @@ export class RateLimiter {
       this.#windows.set(bucket, window)
     }
     window.used++
-    return { limit, remaining: Math.max(0, limit - window.used), resetAt: window.start + windowMs, exceeded: window.used > limit }
+    return {
+      limit,
+      remaining: Math.max(0, limit - window.used),
+      resetAt: window.start + windowMs,
+      exceeded: window.used > limit,
+    }
   }
 }

@@ -7,7 +7,13 @@ import { seedWorld } from '../world/seedWorld.js'
 import { recordsHash } from './checkedRecords.js'
 import { Clock } from './Clock.js'
 import { Endings } from './Endings.js'
-import { Factories, type AddCallInput, type AddedCall, type AppointmentOverrides, type LeadOverrides } from './Factories.js'
+import {
+  Factories,
+  type AddCallInput,
+  type AddedCall,
+  type AppointmentOverrides,
+  type LeadOverrides,
+} from './Factories.js'
 import { Faults, type NextFaults } from './Faults.js'
 import { Journal } from './Journal.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
@@ -78,10 +84,21 @@ export class Sandbox {
     const db = new Database()
     this.ready = db.load(records ?? seededWorld(seed, now, organizations))
     // A world started from records draws its writes from streams of its own: see recordsHash.
-    this.#writes = new WriteQueue(records === undefined ? seed : hash32(`${seed} ${recordsHash(records)}`), db, this.ready, notify)
+    this.#writes = new WriteQueue(
+      records === undefined ? seed : hash32(`${seed} ${recordsHash(records)}`),
+      db,
+      this.ready,
+      notify,
+    )
     this.#endings = new Endings(this.#writes, this.clock)
     this.#factories = new Factories(this.#writes, () => this.#keys, this.clock)
-    this.#live = new LiveMode(() => this.#options, { queue: this.#writes, clock: this.clock, keys: () => this.#keys, endings: this.#endings, factories: this.#factories })
+    this.#live = new LiveMode(() => this.#options, {
+      queue: this.#writes,
+      clock: this.clock,
+      keys: () => this.#keys,
+      endings: this.#endings,
+      factories: this.#factories,
+    })
     this.#live.start()
   }
 
@@ -145,7 +162,15 @@ export class Sandbox {
    * await sandbox.reset({ scenario: 'empty' })
    */
   async reset({ scenario }: { scenario?: ScenarioName } = {}): Promise<void> {
-    const options = scenario === undefined || scenario === this.#options.scenario ? undefined : resolveOptions({ ...this.#input, scenario, now: this.#options.now, clock: this.#options.fixedClock ? 'fixed' : 'running' })
+    const options =
+      scenario === undefined || scenario === this.#options.scenario
+        ? undefined
+        : resolveOptions({
+            ...this.#input,
+            scenario,
+            now: this.#options.now,
+            clock: this.#options.fixedClock ? 'fixed' : 'running',
+          })
     await this.#writes.write(
       async ({ db, replace, setCount }) => {
         if (options) {
@@ -229,7 +254,12 @@ export class Sandbox {
       seed,
       scenario,
       clock: this.clockState(),
-      records: { calls: db.count('calls'), contacts: db.count('contacts'), leads: db.count('leads'), appointments: db.count('appointments') },
+      records: {
+        calls: db.count('calls'),
+        contacts: db.count('contacts'),
+        leads: db.count('leads'),
+        appointments: db.count('appointments'),
+      },
       journal: { entries: this.journal.size, capacity: this.journal.capacity },
       live: { interval_ms: live ?? null },
     }
@@ -271,7 +301,8 @@ export class Sandbox {
         if (db.changed) throw new Error('restore() takes a sandbox nothing was written to yet.')
         for (const { kind, record } of changes.inserted) await db.insert(kind, record)
         for (const { kind, record } of changes.changed) {
-          if (!db.get(kind, record.id)) throw new Error(`The ${kind} record ${record.id} to restore is not in this world.`)
+          if (!db.get(kind, record.id))
+            throw new Error(`The ${kind} record ${record.id} to restore is not in this world.`)
           await db.update(kind, record.id, record)
         }
         setCount(changes.writes)
@@ -309,7 +340,12 @@ export class Sandbox {
    * @example
    * const { lead } = await sandbox.addLead({ lead: { status: 'qualified', urgency: 'high' } })
    */
-  addLead({ lead, ...call }: Omit<AddCallInput, 'status' | 'reason'> & { lead?: LeadOverrides } = {}): Promise<AddedCall & { lead: StoredLead }> {
+  addLead({
+    lead,
+    ...call
+  }: Omit<AddCallInput, 'status' | 'reason'> & { lead?: LeadOverrides } = {}): Promise<
+    AddedCall & { lead: StoredLead }
+  > {
     return this.#factories.addLead(call, lead)
   }
 
@@ -320,7 +356,12 @@ export class Sandbox {
    * @example
    * const { appointment } = await sandbox.addAppointment({ appointment: { status: 'cancelled' } })
    */
-  addAppointment({ appointment, ...call }: Omit<AddCallInput, 'status' | 'reason'> & { appointment?: AppointmentOverrides } = {}): Promise<AddedCall & { appointment: StoredAppointment }> {
+  addAppointment({
+    appointment,
+    ...call
+  }: Omit<AddCallInput, 'status' | 'reason'> & { appointment?: AppointmentOverrides } = {}): Promise<
+    AddedCall & { appointment: StoredAppointment }
+  > {
     return this.#factories.addAppointment(call, appointment)
   }
 }

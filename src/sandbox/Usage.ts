@@ -22,7 +22,10 @@ interface KeyInfo {
  * usage.report(routes) // one entry per key that made a request
  */
 export class Usage {
-  readonly #byKey = new Map<string, { info: KeyInfo; requests: number; endpoints: Map<string, EndpointUsage & { parameterSet: Set<string> }> }>()
+  readonly #byKey = new Map<
+    string,
+    { info: KeyInfo; requests: number; endpoints: Map<string, EndpointUsage & { parameterSet: Set<string> }> }
+  >()
 
   /**
    * Counts one request of a valid key: under its endpoint when it reached one, with the endpoint's parameters it sent.
@@ -41,7 +44,14 @@ export class Usage {
     const id = `${endpoint.method} ${endpoint.path}`
     let counts = usage.endpoints.get(id)
     if (!counts) {
-      counts = { method: endpoint.method, path: endpoint.path, requests: 0, statuses: {}, parameters: [], parameterSet: new Set() }
+      counts = {
+        method: endpoint.method,
+        path: endpoint.path,
+        requests: 0,
+        statuses: {},
+        parameters: [],
+        parameterSet: new Set(),
+      }
       usage.endpoints.set(id, counts)
     }
     counts.requests++
@@ -63,7 +73,11 @@ export class Usage {
         key: info.key,
         organization_id: info.organization_id,
         requests,
-        endpoints: [...used.values()].map(({ parameterSet, ...counts }) => ({ ...counts, statuses: { ...counts.statuses }, parameters: [...parameterSet].sort() })),
+        endpoints: [...used.values()].map(({ parameterSet, ...counts }) => ({
+          ...counts,
+          statuses: { ...counts.statuses },
+          parameters: [...parameterSet].sort(),
+        })),
         untouched_endpoints: endpoints.map(({ method, path }) => `${method} ${path}`).filter((id) => !used.has(id)),
         scopes: {
           granted: inOrder(info.scopes),

@@ -3,7 +3,10 @@ import type { Database } from '../data/Database.js'
 import { createFaker } from '../world/random.js'
 
 /** The records as everyone but a write sees them: to read, never to change. */
-export type Records = Pick<Database, 'get' | 'page' | 'count' | 'all' | 'messages' | 'contactByPhone' | 'pendingEndings' | 'changed' | 'changes'>
+export type Records = Pick<
+  Database,
+  'get' | 'page' | 'count' | 'all' | 'messages' | 'contactByPhone' | 'pendingEndings' | 'changed' | 'changes'
+>
 
 /** What a write is handed: the records to change, and the random stream of its own number. */
 export interface Write {
@@ -11,7 +14,10 @@ export interface Write {
   faker: Faker
   /** Puts another database in place of this one (a scenario seeded anew): what later writes get. */
   replace(db: Database): void
-  /** Sets the number of writes since the seed instead of taking one: a reset starts over, a restore goes on from the saved count. */
+  /**
+   * Sets the number of writes since the seed instead of taking one: a reset starts over, a restore goes on from the
+   * saved count.
+   */
   setCount(count: number): void
 }
 
@@ -69,12 +75,26 @@ export class WriteQueue {
    * Queues a write; resolves with what it returns, or rejects with what it
    * threw once every record it wrote is back as it was.
    */
-  write<T>(write: (context: Write) => Promise<T>, { counted = true, changed = () => true }: WriteOptions<T> = {}): Promise<T> {
+  write<T>(
+    write: (context: Write) => Promise<T>,
+    { counted = true, changed = () => true }: WriteOptions<T> = {},
+  ): Promise<T> {
     const result = this.#tail.then(async () => {
       const faker = createFaker(this.seed, `write ${this.#count + 1}`)
       let db = this.#db
       let count = counted ? this.#count + 1 : this.#count
-      const value = await db.transaction(() => write({ db, faker, replace: (next) => void (db = next), setCount: (next) => void (count = next) }))
+      const value = await db.transaction(() =>
+        write({
+          db,
+          faker,
+          replace: (next) => {
+            db = next
+          },
+          setCount: (next) => {
+            count = next
+          },
+        }),
+      )
       // Only a write that went through takes effect.
       this.#db = db
       this.#count = count

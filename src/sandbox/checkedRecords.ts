@@ -1,10 +1,19 @@
 import { z } from 'zod'
 import { linesOf } from '../world/conversation.js'
 import { hash32 } from '../world/random.js'
-import { KINDS, storedSchemas, type CallWithConversation, type Kind, type StoredContact, type WorldRecords } from '../schemas/stored.js'
+import {
+  KINDS,
+  storedSchemas,
+  type CallWithConversation,
+  type Kind,
+  type StoredContact,
+  type WorldRecords,
+} from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 
-/** Records a world starts from instead of its seed (`records`): each kind's stored records, calls with `message_times`. */
+/**
+ * Records a world starts from instead of its seed (`records`): each kind's stored records, calls with `message_times`.
+ */
 export type GivenRecords = { [K in Kind]?: readonly unknown[] }
 
 /** Problems shown at most, of records that do not fit: the rest are counted. */
@@ -28,7 +37,8 @@ export function checkedRecords(given: GivenRecords, organizations: readonly Orga
   const key = [...organizationIds].sort().join(' ')
   const cached = checked.get(given)
   if (cached?.organizations === key) return cached.records
-  if (typeof given !== 'object' || given === null) throw new TypeError(`records must be an object of calls, contacts, leads and appointments; got ${String(given)}.`)
+  if (typeof given !== 'object' || given === null)
+    throw new TypeError(`records must be an object of calls, contacts, leads and appointments; got ${String(given)}.`)
 
   const problems: string[] = []
   const records = { calls: [], contacts: [], leads: [], appointments: [] } as unknown as Record<Kind, unknown[]>
@@ -50,10 +60,14 @@ export function checkedRecords(given: GivenRecords, organizations: readonly Orga
       const { id, organization_id } = parsed.data
       if (ids.has(id)) problems.push(`${where}: the id ${id} appears twice`)
       ids.add(id)
-      if (!organizationIds.has(organization_id)) problems.push(`${where}: organization ${organization_id} is none of the organizations`)
+      if (!organizationIds.has(organization_id))
+        problems.push(`${where}: organization ${organization_id} is none of the organizations`)
       if (kind === 'contacts') {
         const phone = `${organization_id} ${(parsed.data as StoredContact).phone}`
-        if (phones.has(phone)) problems.push(`${where}: another contact of its organization has the phone ${(parsed.data as StoredContact).phone}`)
+        if (phones.has(phone))
+          problems.push(
+            `${where}: another contact of its organization has the phone ${(parsed.data as StoredContact).phone}`,
+          )
         phones.add(phone)
       }
       if (kind === 'calls') {
@@ -71,7 +85,9 @@ export function checkedRecords(given: GivenRecords, organizations: readonly Orga
   }
   if (problems.length > 0) {
     const more = problems.length > SHOWN ? `\n…and ${problems.length - SHOWN} more` : ''
-    throw new TypeError(`records do not fit (${problems.length} problems):\n${problems.slice(0, SHOWN).join('\n')}${more}`)
+    throw new TypeError(
+      `records do not fit (${problems.length} problems):\n${problems.slice(0, SHOWN).join('\n')}${more}`,
+    )
   }
   const result = records as unknown as WorldRecords
   checked.set(given, { organizations: key, records: result })
@@ -94,6 +110,9 @@ const hashes = new WeakMap<WorldRecords, number>()
  */
 export function recordsHash(records: WorldRecords): number {
   let hash = hashes.get(records)
-  if (hash === undefined) hashes.set(records, (hash = hash32(JSON.stringify(records))))
+  if (hash === undefined) {
+    hash = hash32(JSON.stringify(records))
+    hashes.set(records, hash)
+  }
   return hash
 }

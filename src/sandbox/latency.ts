@@ -17,7 +17,9 @@ export const MAX_LATENCY_MS = 60_000
  */
 export function parseLatency(value: number | string | Latency): Latency {
   const problem = () =>
-    new RangeError(`latency must be milliseconds (250) or a range (100-400), at most ${thousands(MAX_LATENCY_MS)}; got ${JSON.stringify(value)}.`)
+    new RangeError(
+      `latency must be milliseconds (250) or a range (100-400), at most ${thousands(MAX_LATENCY_MS)}; got ${JSON.stringify(value)}.`,
+    )
   let latency: Latency
   if (typeof value === 'number') {
     latency = { min: value, max: value }

@@ -13,7 +13,10 @@ export interface SandboxOptions {
   seed?: number
   /** The instant the world is seeded at (ISO string, Date or epoch ms); default the current time. */
   now?: string | number | Date
-  /** `fixed`: the clock stands still at `now` until set or advanced; `running`: it follows the real time. Default `fixed` when `now` is given, else `running`. */
+  /**
+   * `fixed`: the clock stands still at `now` until set or advanced; `running`: it follows the real time. Default
+   * `fixed` when `now` is given, else `running`.
+   */
   clock?: 'fixed' | 'running'
   /** How many calls the first organization gets (default: its fixture's, 300 for the default world). */
   calls?: number
@@ -21,7 +24,10 @@ export interface SandboxOptions {
   organizations?: readonly OrganizationFixture[]
   /** Origin (and optional path) the handlers answer on, e.g. `https://api.example.com`; default any origin. */
   baseUrl?: string
-  /** A named world of `fixtures/scenarios.json`: `default`, `empty`, `busy` or `degraded`. Other options win over the scenario's. */
+  /**
+   * A named world of `fixtures/scenarios.json`: `default`, `empty`, `busy` or `degraded`. Other options win over the
+   * scenario's.
+   */
   scenario?: ScenarioName
   /** Added to every API answer: milliseconds (`250`), a range (`'100-400'`) or `{ min, max }`. */
   latency?: number | string | Latency
@@ -88,7 +94,8 @@ const Organizations = z
  */
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const seed = options.seed ?? 1
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new TypeError(`seed must be a non-negative integer; got ${String(options.seed)}.`)
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new TypeError(`seed must be a non-negative integer; got ${String(options.seed)}.`)
   const now = options.now === undefined ? Date.now() : toEpochMs(options.now)
   const scenario = scenarioNamed(options.scenario ?? 'default')
   const parsed = Organizations.safeParse(options.organizations ?? defaultOrganizations)
@@ -101,10 +108,12 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     organizations[0] = { ...organizations[0]!, calls: options.calls }
   }
   const clock = options.clock ?? (options.now === undefined ? 'running' : 'fixed')
-  if (clock !== 'fixed' && clock !== 'running') throw new TypeError(`clock must be "fixed" or "running"; got ${String(clock)}.`)
+  if (clock !== 'fixed' && clock !== 'running')
+    throw new TypeError(`clock must be "fixed" or "running"; got ${String(clock)}.`)
   const latency = options.latency ?? scenario.latency
   const errorRate = options.errorRate ?? scenario.error_rate ?? 0
-  if (typeof errorRate !== 'number' || !(errorRate >= 0 && errorRate <= 1)) throw new TypeError(`errorRate must be a number from 0 to 1; got ${String(errorRate)}.`)
+  if (typeof errorRate !== 'number' || !(errorRate >= 0 && errorRate <= 1))
+    throw new TypeError(`errorRate must be a number from 0 to 1; got ${String(errorRate)}.`)
   const { adminToken } = options
   if (adminToken !== undefined && (typeof adminToken !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(adminToken))) {
     throw new TypeError('adminToken must be 8 to 200 visible ASCII characters, without spaces.')
@@ -142,7 +151,9 @@ export function parseInterval(live: boolean | number | string | undefined): numb
   const match = typeof live === 'string' ? /^(\d{1,7})(ms|s|m|min)?$/.exec(live.trim()) : undefined
   const ms = typeof live === 'number' ? live : match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : NaN
   if (!Number.isSafeInteger(ms) || ms < 100 || ms > 3_600_000) {
-    throw new TypeError(`live must be an interval from 100 ms to an hour, such as 30s, 2m or 5000; got ${JSON.stringify(live)}.`)
+    throw new TypeError(
+      `live must be an interval from 100 ms to an hour, such as 30s, 2m or 5000; got ${JSON.stringify(live)}.`,
+    )
   }
   return ms
 }
@@ -150,10 +161,13 @@ export function parseInterval(live: boolean | number | string | undefined): numb
 function toEpochMs(now: string | number | Date): number {
   const ms = typeof now === 'string' ? parseInstant(now) : now instanceof Date ? now.getTime() : now
   if (ms === undefined || !Number.isFinite(ms)) {
-    throw new TypeError(`now must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z, a Date or epoch milliseconds; got ${String(now)}.`)
+    throw new TypeError(
+      `now must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z, a Date or epoch milliseconds; got ${String(now)}.`,
+    )
   }
   // The world reaches 90 days back and books appointments weeks ahead: both must stay in the clock's range.
-  if (ms < SEEDABLE.min || ms > SEEDABLE.max) throw new RangeError(`now must be from 1971 to the year 8999; got ${String(now)}.`)
+  if (ms < SEEDABLE.min || ms > SEEDABLE.max)
+    throw new RangeError(`now must be from 1971 to the year 8999; got ${String(now)}.`)
   return ms
 }
 

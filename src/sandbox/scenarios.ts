@@ -28,9 +28,7 @@ export type { ScenarioName }
  * @example
  * scenarios.busy.description
  */
-export const scenarios: Readonly<Record<ScenarioName, Scenario>> = z
-  .record(ScenarioName, Scenario)
-  .parse(scenariosJson)
+export const scenarios: Readonly<Record<ScenarioName, Scenario>> = z.record(ScenarioName, Scenario).parse(scenariosJson)
 
 /**
  * The scenario of a name, or a TypeError that lists the names.

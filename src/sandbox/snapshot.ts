@@ -3,7 +3,7 @@ import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
 import { recordsHash } from './checkedRecords.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
-import { Sandbox, type SandboxChanges } from './Sandbox.js'
+import type { Sandbox, SandboxChanges } from './Sandbox.js'
 
 /**
  * A world is its seed plus its writes: what a sandbox must be made from to
@@ -16,17 +16,25 @@ export interface WorldOf {
   seeded_at: string
   clock: 'fixed' | 'running'
   scenario: ScenarioName
-  /** A hash of the organizations with their sizes (and the records a recorded world starts from): the same text, the same world. */
+  /**
+   * A hash of the organizations with their sizes (and the records a recorded world starts from): the same text, the
+   * same world.
+   */
   organizations: string
 }
 
 export interface Snapshot extends WorldOf {
-  /** How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running one). */
+  /**
+   * How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running one).
+   */
   clock_offset_ms: number
   changes: SandboxChanges
 }
 
-/** @note Options change only when a reset swaps the scenario: the world is worked out once per options, not on every save. */
+/**
+ * @note Options change only when a reset swaps the scenario: the world is worked out once per options, not on every
+ * save.
+ */
 const worlds = new WeakMap<ResolvedOptions, WorldOf>()
 
 /**
@@ -45,7 +53,13 @@ export function worldOfOptions(options: ResolvedOptions): WorldOf {
   if (!world) {
     const { seed, now, fixedClock, scenario, organizations, records } = options
     const hashed = records === undefined ? organizations : [organizations, recordsHash(records)]
-    world = { seed, seeded_at: iso(now), clock: fixedClock ? 'fixed' : 'running', scenario, organizations: hash32(JSON.stringify(hashed)).toString(36) }
+    world = {
+      seed,
+      seeded_at: iso(now),
+      clock: fixedClock ? 'fixed' : 'running',
+      scenario,
+      organizations: hash32(JSON.stringify(hashed)).toString(36),
+    }
     worlds.set(options, world)
   }
   return world
@@ -58,7 +72,11 @@ export function worldOfOptions(options: ResolvedOptions): WorldOf {
  * const saved = snapshotOf(sandbox)
  */
 export function snapshotOf(sandbox: Sandbox): Snapshot {
-  return { ...worldOf(sandbox), clock_offset_ms: Math.round(sandbox.clock.now() - clockBase(sandbox)), changes: sandbox.changes() }
+  return {
+    ...worldOf(sandbox),
+    clock_offset_ms: Math.round(sandbox.clock.now() - clockBase(sandbox)),
+    changes: sandbox.changes(),
+  }
 }
 
 /**
@@ -68,7 +86,10 @@ export function snapshotOf(sandbox: Sandbox): Snapshot {
  * @example
  * const sandbox = new Sandbox(seedOptionsOf(options, saved))
  */
-export function seedOptionsOf(options: SandboxOptions, world: Pick<WorldOf, 'seed' | 'seeded_at' | 'clock' | 'scenario'>): SandboxOptions {
+export function seedOptionsOf(
+  options: SandboxOptions,
+  world: Pick<WorldOf, 'seed' | 'seeded_at' | 'clock' | 'scenario'>,
+): SandboxOptions {
   return { ...options, seed: world.seed, now: world.seeded_at, clock: world.clock, scenario: world.scenario }
 }
 

@@ -28,9 +28,7 @@ const text = (max: number) =>
 
 /** Body of `POST /v1/contacts`. `phone` is required; the rest may be omitted or null. */
 export const CreateContactRequest = z.strictObject({
-  phone: z
-    .string({ error: 'must be a string' })
-    .regex(E164_PATTERN, E164_MESSAGE),
+  phone: z.string({ error: 'must be a string' }).regex(E164_PATTERN, E164_MESSAGE),
   name: text(MAX_FIELD_LENGTH).nullish(),
   email: z
     .email({ error: 'must be a valid email address' })

@@ -32,7 +32,10 @@ export type SimulateCallRequest = z.infer<typeof SimulateCallRequest>
 /** Body of `POST /_sandbox/clock`: an instant to set, or seconds to move on (or back). */
 export const ClockRequest = z
   .strictObject({
-    now: z.string({ error: 'must be a string' }).datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' }).optional(),
+    now: z
+      .string({ error: 'must be a string' })
+      .datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+      .optional(),
     advance_seconds: z
       .number({ error: 'must be a number of seconds' })
       .min(-10 * 365 * 86_400, 'must be at most ten years back (-315360000)')
@@ -63,7 +66,22 @@ export const Health = z.object({
 export type Health = z.infer<typeof Health>
 
 /** The rules of the contract an upstream's answer is held to in proxy mode (`--proxy`). */
-export const ContractRule = z.enum(['status', 'json', 'meta', 'request_id', 'schema', 'fields', 'error', 'record', 'transcript', 'limit', 'paging', 'order', 'filter', 'duplicate'])
+export const ContractRule = z.enum([
+  'status',
+  'json',
+  'meta',
+  'request_id',
+  'schema',
+  'fields',
+  'error',
+  'record',
+  'transcript',
+  'limit',
+  'paging',
+  'order',
+  'filter',
+  'duplicate',
+])
 export type ContractRule = z.infer<typeof ContractRule>
 
 /** One way an upstream's answer differs from what the contract promises. */
@@ -146,11 +164,17 @@ export type KeyUsage = z.infer<typeof KeyUsage>
 export const SESSION_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 export const SESSION_NAME_MESSAGE = 'must be 1 to 64 letters, digits, dots, underscores or hyphens'
 
-/** Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the server's. */
+/**
+ * Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the
+ * server's.
+ */
 export const CreateSessionRequest = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(SESSION_NAME_PATTERN, SESSION_NAME_MESSAGE).optional(),
   seed: z.int({ error: 'must be an integer' }).min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  now: z.string({ error: 'must be a string' }).datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' }).optional(),
+  now: z
+    .string({ error: 'must be a string' })
+    .datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+    .optional(),
   scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),
   calls: z.int({ error: 'must be an integer' }).min(0).max(100_000, 'must be at most 100000').optional(),
 })

@@ -54,7 +54,12 @@ describe('parseInstant', () => {
     })
 
     it('agrees with Date.parse on every form both read', () => {
-      for (const text of ['2026-11-01T09:00:00+01:00', '2026-11-01T09:30:15.250Z', '2026-11-01', '2026-02-28T23:59:59.999-12:00']) {
+      for (const text of [
+        '2026-11-01T09:00:00+01:00',
+        '2026-11-01T09:30:15.250Z',
+        '2026-11-01',
+        '2026-02-28T23:59:59.999-12:00',
+      ]) {
         expect(parseInstant(text), text).toBe(Date.parse(text))
       }
     })

@@ -1,5 +1,4 @@
-const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
 
 /**
  * Reads an ISO 8601 date (`2026-11-01`) or date-time (`2026-11-01T09:30`,
@@ -13,7 +12,14 @@ export function parseInstant(text: string): number | undefined {
   const match = ISO_INSTANT.exec(text)
   if (!match) return undefined
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match
-  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number]
+  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return undefined
   let offsetMinutes = 0
   if (zone.toUpperCase() !== 'Z') {

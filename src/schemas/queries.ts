@@ -93,7 +93,8 @@ export const NoPath = z.object({})
 const pathId = (name: string) =>
   z
     .string()
-    // Both cases spelled out, not the `i` flag: JSON Schema (the OpenAPI document) has no flags, and would refuse upper case.
+    // Both cases spelled out, not the `i` flag: JSON Schema (the OpenAPI document) has no flags, and would refuse upper
+    // case.
     .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
       error: `${name} must be a UUID, such as 3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f.`,
     })

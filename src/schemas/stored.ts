@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import type { z } from 'zod'
 import { Appointment } from './appointment.js'
 import { Call } from './call.js'
 import { Uuid } from './common.js'
@@ -45,7 +45,9 @@ export interface StoredRecords {
  * appointment it brings appears at its own `created_at`.
  */
 export interface CallEnding {
-  call: Pick<StoredCall, 'status' | 'transfer_status' | 'summary' | 'transcript' | 'ended_at' | 'duration_seconds'> & { ended_at: string }
+  call: Pick<StoredCall, 'status' | 'transfer_status' | 'summary' | 'transcript' | 'ended_at' | 'duration_seconds'> & {
+    ended_at: string
+  }
   /** When each line of the full transcript was said. */
   message_times: number[]
   /** The email the caller's contact gets, when it has none, for the lead or appointment to carry. */
@@ -54,7 +56,10 @@ export interface CallEnding {
   appointment?: StoredAppointment
 }
 
-/** A call with when each line of its transcript was said (epoch ms), as a story tells it; a live call also with its ending. */
+/**
+ * A call with when each line of its transcript was said (epoch ms), as a story tells it; a live call also with its
+ * ending.
+ */
 export type CallWithConversation = StoredCall & { message_times: number[]; ending?: CallEnding }
 
 /** Every record of a world, by kind: what a seed produces and a reset restores. */

@@ -11,24 +11,68 @@ import { startServer } from './startServer.js'
 const program = new Command()
   .name('call-sandbox')
   .description('Serves a seeded, stateful sandbox of the call-handling API over HTTP.')
-  .addOption(new Option('-p, --port <port>', 'port to listen on (0: any free port)').env('PORT').default(4010).argParser(integer(0, 65_535)))
+  .addOption(
+    new Option('-p, --port <port>', 'port to listen on (0: any free port)')
+      .env('PORT')
+      .default(4010)
+      .argParser(integer(0, 65_535)),
+  )
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--seed <seed>', 'seed of the generated world', integer(0, Number.MAX_SAFE_INTEGER), 1)
-  .option('--now <iso>', 'seed the world at this instant and stop the clock there (default: now, clock running)', instant)
+  .option(
+    '--now <iso>',
+    'seed the world at this instant and stop the clock there (default: now, clock running)',
+    instant,
+  )
   .option('--calls <count>', 'calls of the first organization (default: 300)', integer(0, 1_000_000))
-  .option('--organizations <file>', 'JSON file of organizations and keys, shaped like fixtures/organizations.json', json)
+  .option(
+    '--organizations <file>',
+    'JSON file of organizations and keys, shaped like fixtures/organizations.json',
+    json,
+  )
   .option('--data <file>', 'keep what is written (contacts, calls) in this file across restarts; a reset empties it')
-  .addOption(new Option('--scenario <name>', 'a named world: default, empty, busy (5,000 calls), degraded (slow and flaky)').choices(SCENARIO_NAMES))
+  .addOption(
+    new Option(
+      '--scenario <name>',
+      'a named world: default, empty, busy (5,000 calls), degraded (slow and flaky)',
+    ).choices(SCENARIO_NAMES),
+  )
   .option('--latency <ms>', 'added latency per API request: 250, or a range 100-400', checked(parseLatency))
-  .option('--error-rate <fraction>', 'answer this fraction of API requests (0 to 1) with a 500 or 503, drawn from the seed', fraction)
-  .option('--rate-limit <n/window>', 'requests per key, such as 60/min, 5/s or 1000/h; X-RateLimit-* headers on every answer', checked(parseRateLimit))
+  .option(
+    '--error-rate <fraction>',
+    'answer this fraction of API requests (0 to 1) with a 500 or 503, drawn from the seed',
+    fraction,
+  )
+  .option(
+    '--rate-limit <n/window>',
+    'requests per key, such as 60/min, 5/s or 1000/h; X-RateLimit-* headers on every answer',
+    checked(parseRateLimit),
+  )
   .option('--live [interval]', 'a caller rings every interval (default 30s; e.g. 10s, 2m)', checked(parseInterval))
-  .option('--admin-token <token>', 'the token /_sandbox/ wants (Authorization: Bearer); required when --host is not loopback')
+  .option(
+    '--admin-token <token>',
+    'the token /_sandbox/ wants (Authorization: Bearer); required when --host is not loopback',
+  )
   .option('--journal-size <n>', 'requests the journal keeps (default 1000)', integer(1, 1_000_000))
-  .option('--max-sessions <n>', 'sessions (/sessions/{name}/) whose worlds stay in memory; the least recently used idle one is put away past it (default 200)', integer(1, 100_000))
-  .option('--proxy <url>', "proxy mode: /v1/ requests go to this upstream (the real service's base URL), its answers held to the contract (GET /_sandbox/drift)", upstreamUrl)
-  .option('--proxy-timeout <ms>', `how long the upstream may take to answer, then 504 (default ${DEFAULT_UPSTREAM_TIMEOUT_MS})`, integer(1, 600_000))
-  .option('--record <file>', 'with --proxy: keep what the upstream answers in this new file, a world to start from with --world (no key or header is written)')
+  .option(
+    '--max-sessions <n>',
+    'sessions (/sessions/{name}/) whose worlds stay in memory; the least recently used idle one is put away past it (default 200)',
+    integer(1, 100_000),
+  )
+  .option(
+    '--proxy <url>',
+    "proxy mode: /v1/ requests go to this upstream (the real service's base URL), its answers held to the contract (GET /_sandbox/drift)",
+    upstreamUrl,
+  )
+  .option(
+    '--proxy-timeout <ms>',
+    `how long the upstream may take to answer, then 504 (default ${DEFAULT_UPSTREAM_TIMEOUT_MS})`,
+    integer(1, 600_000),
+  )
+  .option(
+    '--record <file>',
+    'with --proxy: keep what the upstream answers in this new file, a world to start from with --world (no key or header is written)',
+  )
   .option('--world <file>', 'start from a recorded world (a file --record wrote) instead of the seed')
   .option('-q, --quiet', 'no request log')
   .addHelpText(
@@ -81,7 +125,8 @@ async function main(): Promise<void> {
   try {
     const started = performance.now()
     const { proxy, proxyTimeout, ...rest } = options
-    if (proxyTimeout !== undefined && proxy === undefined) throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
+    if (proxyTimeout !== undefined && proxy === undefined)
+      throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
     const running = await startServer({
       ...rest,
       organizations: options.organizations as never,
@@ -93,12 +138,17 @@ async function main(): Promise<void> {
       `call-sandbox listening on ${running.url} (seed ${sandbox.options.seed}, ${sandbox.db.count('calls')} calls, ready in ${Math.round(performance.now() - started)} ms)`,
       `clock: ${sandbox.clock.iso()}${sandbox.options.fixedClock ? ' (stopped)' : ''}; scenario: ${sandbox.options.scenario}${describeFaults(sandbox.options)}`,
       'API keys (Authorization: Bearer <key>):',
-      ...sandbox.apiKeys.map(({ key, organization, scopes }) => `  ${key.padEnd(width)}  ${organization.organization_name}: ${scopes.join(', ')}`),
+      ...sandbox.apiKeys.map(
+        ({ key, organization, scopes }) =>
+          `  ${key.padEnd(width)}  ${organization.organization_name}: ${scopes.join(', ')}`,
+      ),
       `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" ${running.url}/v1/calls?limit=2`,
       `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
       `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
       ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
-      ...(options.world ? [`world: recorded in ${options.world} (the keys above stand in for the keys that recorded it)`] : []),
+      ...(options.world
+        ? [`world: recorded in ${options.world} (the keys above stand in for the keys that recorded it)`]
+        : []),
     ]
     console.log(lines.join('\n'))
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -121,7 +171,8 @@ void main()
 function integer(min: number, max: number) {
   return (text: string): number => {
     const value = Number(text)
-    if (!/^\d+$/.test(text) || value < min || value > max) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}.`)
+    if (!/^\d+$/.test(text) || value < min || value > max)
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}.`)
     return value
   }
 }
@@ -153,7 +204,8 @@ function checked<T>(parse: (text: string) => T) {
 
 function fraction(text: string): number {
   const value = Number(text)
-  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(text) || value > 1) throw new InvalidArgumentError('expected a number from 0 to 1, such as 0.1.')
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(text) || value > 1)
+    throw new InvalidArgumentError('expected a number from 0 to 1, such as 0.1.')
   return value
 }
 

@@ -9,12 +9,23 @@ import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { ProxyOptions } from '../proxy/proxyOptions.js'
 import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { fetchExchange } from './fetchExchange.js'
-import { allowAnyOrigin, EXPOSED_HEADERS, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
+import {
+  allowAnyOrigin,
+  EXPOSED_HEADERS,
+  logWhenFinished,
+  type LogOptions,
+  OUTSIDE_FETCH,
+  requestLog,
+  sendReply,
+} from './httpAnswers.js'
 import { urlOf } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 
 export interface AppOptions extends LogOptions {
-  /** Proxy mode, for a sandbox made without it: the bare root's `/v1/` goes to this upstream (see `createSandbox`'s `proxy`). */
+  /**
+   * Proxy mode, for a sandbox made without it: the bare root's `/v1/` goes to this upstream (see `createSandbox`'s
+   * `proxy`).
+   */
   proxy?: string | ProxyOptions
 }
 
@@ -36,21 +47,26 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   app.use((request, response, next) => {
     if (log) logWhenFinished(request, response, log)
     // An OPTIONS that is no preflight is an API request like any other (405).
-    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return preflight(request, response, next)
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined)
+      return preflight(request, response, next)
     allowAnyOrigin(response)
     next()
   })
   // The interactive API reference, with its assets served from here: it works offline.
   app.use('/docs', referencePages())
-  if (options.proxy !== undefined && sandbox.proxy) throw new TypeError('The sandbox has a proxy already: give proxy to createSandbox or to createApp, not both.')
+  if (options.proxy !== undefined && sandbox.proxy)
+    throw new TypeError('The sandbox has a proxy already: give proxy to createSandbox or to createApp, not both.')
   const proxy = options.proxy === undefined ? sandbox.proxy : new UpstreamProxy(sendingOverHttp(options.proxy))
   app.use((request, response, next) => {
     if (!isSandboxPath(request.path, true)) return next()
-    if (OUTSIDE_FETCH.has(request.method)) return sendReply(response, methodOutsideFetch(sandbox, request.method, request.path))
+    if (OUTSIDE_FETCH.has(request.method))
+      return sendReply(response, methodOutsideFetch(sandbox, request.method, request.path))
     // A Host such as `exa[mple` or `a:99999` makes no URL, so no Fetch request.
     const url = urlOf(request)
     if (!url) {
-      const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, { param: 'Host' })
+      const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, {
+        param: 'Host',
+      })
       return sendReply(response, errorReply(sandbox, newRequestId(), error))
     }
     // @note The sandbox's dispatch, the function its msw handler calls: a server has no fetch to intercept.

@@ -18,7 +18,12 @@ import { writeAtomically } from './writeAtomically.js'
 /** The `format` of a file `--data` writes. */
 export const DATA_FILE_FORMAT = 'call-sandbox data'
 
-const Changes = z.array(z.object({ kind: z.enum(KINDS as ['calls', 'contacts', 'leads', 'appointments']), record: z.looseObject({ id: z.string() }) }))
+const Changes = z.array(
+  z.object({
+    kind: z.enum(KINDS as ['calls', 'contacts', 'leads', 'appointments']),
+    record: z.looseObject({ id: z.string() }),
+  }),
+)
 
 /** A world as it stood (see `snapshotOf`). */
 const SnapshotContent = z.object({
@@ -27,19 +32,31 @@ const SnapshotContent = z.object({
   clock: z.enum(['fixed', 'running']),
   scenario: ScenarioName.default('default'),
   organizations: z.string(),
-  /** How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running one). */
+  /**
+   * How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running one).
+   */
   clock_offset_ms: z.int().default(0),
   changes: z.object({ writes: z.int().nonnegative(), inserted: Changes, changed: Changes }),
 })
 
 const DataFileContent = z.object({
   format: z.literal(DATA_FILE_FORMAT),
-  /** Version 1 files (no scenario, no clock offset) are read as the default scenario and an unmoved clock; versions 1 and 2 have no sessions. */
+  /**
+   * Version 1 files (no scenario, no clock offset) are read as the default scenario and an unmoved clock; versions 1
+   * and 2 have no sessions.
+   */
   version: z.union([z.literal(1), z.literal(2), z.literal(3)]),
   ...SnapshotContent.shape,
   /** The named sessions that hold more than their seed (see `Sessions.stored`). */
   sessions: z
-    .array(z.object({ name: z.string(), created_at: z.iso.datetime(), options: CreateSessionRequest.omit({ name: true }).nullable(), snapshot: SnapshotContent.nullable() }))
+    .array(
+      z.object({
+        name: z.string(),
+        created_at: z.iso.datetime(),
+        options: CreateSessionRequest.omit({ name: true }).nullable(),
+        snapshot: SnapshotContent.nullable(),
+      }),
+    )
     .default([]),
 })
 export type DataFileContent = z.infer<typeof DataFileContent>
@@ -60,13 +77,19 @@ export function readDataFile(path: string): DataFileContent | undefined {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new DataFileError(`${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no call-sandbox data file. ${keep}`)
+    throw new DataFileError(
+      `${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no call-sandbox data file. ${keep}`,
+    )
   }
   const format = (json as { format?: unknown })?.format
-  if (format === RECORDING_FORMAT) throw new DataFileError(`${path} is a recording (--record), not a data file: start a sandbox from it with --world ${path}. ${keep}`)
+  if (format === RECORDING_FORMAT)
+    throw new DataFileError(
+      `${path} is a recording (--record), not a data file: start a sandbox from it with --world ${path}. ${keep}`,
+    )
   if (format !== DATA_FILE_FORMAT) throw new DataFileError(`${path} is not a call-sandbox data file. ${keep}`)
   const parsed = DataFileContent.safeParse(json)
-  if (!parsed.success) throw new DataFileError(`${path} is a damaged call-sandbox data file:\n${z.prettifyError(parsed.error)}\n${keep}`)
+  if (!parsed.success)
+    throw new DataFileError(`${path} is a damaged call-sandbox data file:\n${z.prettifyError(parsed.error)}\n${keep}`)
   return parsed.data
 }
 
@@ -74,13 +97,21 @@ export function readDataFile(path: string): DataFileContent | undefined {
  * Puts a data file's changes into a sandbox made from the file's world, or
  * says what does not fit.
  */
-export async function restoreDataFile(sandbox: SandboxWithHandlers, path: string, saved: DataFileContent): Promise<void> {
+export async function restoreDataFile(
+  sandbox: SandboxWithHandlers,
+  path: string,
+  saved: DataFileContent,
+): Promise<void> {
   const world = worldOf(sandbox)
   const keep = 'The file was left as it is: start with the same options, or name another file with --data.'
-  if (world.seed !== saved.seed) throw new DataFileError(`${path} belongs to seed ${saved.seed}, not ${world.seed}. ${keep}`)
-  if (world.seeded_at !== saved.seeded_at) throw new DataFileError(`${path} belongs to a world seeded at ${saved.seeded_at}, not ${world.seeded_at}. ${keep}`)
-  if (world.scenario !== saved.scenario) throw new DataFileError(`${path} belongs to the scenario ${saved.scenario}, not ${world.scenario}. ${keep}`)
-  if (world.organizations !== saved.organizations) throw new DataFileError(`${path} belongs to other organizations or sizes (--organizations, --calls). ${keep}`)
+  if (world.seed !== saved.seed)
+    throw new DataFileError(`${path} belongs to seed ${saved.seed}, not ${world.seed}. ${keep}`)
+  if (world.seeded_at !== saved.seeded_at)
+    throw new DataFileError(`${path} belongs to a world seeded at ${saved.seeded_at}, not ${world.seeded_at}. ${keep}`)
+  if (world.scenario !== saved.scenario)
+    throw new DataFileError(`${path} belongs to the scenario ${saved.scenario}, not ${world.scenario}. ${keep}`)
+  if (world.organizations !== saved.organizations)
+    throw new DataFileError(`${path} belongs to other organizations or sizes (--organizations, --calls). ${keep}`)
   try {
     await restoreSnapshot(sandbox, saved as unknown as Snapshot)
     sandbox.sessions.load(saved.sessions as StoredSession[])
@@ -95,6 +126,11 @@ export async function restoreDataFile(sandbox: SandboxWithHandlers, path: string
  * file or the new one, never half of one.
  */
 export function writeDataFile(path: string, sandbox: SandboxWithHandlers): void {
-  const content: DataFileContent = { format: DATA_FILE_FORMAT, version: 3, ...snapshotOf(sandbox), sessions: sandbox.sessions.stored() as DataFileContent['sessions'] }
+  const content: DataFileContent = {
+    format: DATA_FILE_FORMAT,
+    version: 3,
+    ...snapshotOf(sandbox),
+    sessions: sandbox.sessions.stored() as DataFileContent['sessions'],
+  }
   writeAtomically(path, JSON.stringify(content))
 }

@@ -21,7 +21,12 @@ export type FetchReply = (request: Request) => Promise<Reply | undefined>
  * @example
  * await fetchExchange(request, response, url, (fetchRequest) => reply(sandbox, fetchRequest))
  */
-export async function fetchExchange(request: IncomingMessage, response: ServerResponse, url: URL, replyTo: FetchReply): Promise<boolean> {
+export async function fetchExchange(
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  replyTo: FetchReply,
+): Promise<boolean> {
   const replied = await replyTo(fetchRequestOf(request, url))
   if (!replied) return false
   sendReply(response, replied)
@@ -39,7 +44,10 @@ export function fetchRequestOf(request: IncomingMessage, url: URL): Request {
   } as RequestInit)
 }
 
-/** Every header as sent, a repeated one joined with a comma as Fetch joins it (Node's `headers` keeps only the first of some, Authorization among them). */
+/**
+ * Every header as sent, a repeated one joined with a comma as Fetch joins it (Node's `headers` keeps only the first of
+ * some, Authorization among them).
+ */
 function headersOf(request: IncomingMessage): Headers {
   const headers = new Headers()
   const raw = request.rawHeaders

@@ -45,7 +45,9 @@ export function logWhenFinished(request: IncomingMessage, response: ServerRespon
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
   const path = (request as { originalUrl?: string }).originalUrl ?? request.url
   response.once('finish', () =>
-    log(`${request.method} ${path} ${response.statusCode} ${(performance.now() - started).toFixed(3)} ms ${response.getHeader('x-request-id') ?? '-'}`),
+    log(
+      `${request.method} ${path} ${response.statusCode} ${(performance.now() - started).toFixed(3)} ms ${response.getHeader('x-request-id') ?? '-'}`,
+    ),
   )
 }
 
@@ -64,6 +66,9 @@ export function allowAnyOrigin(response: ServerResponse): void {
  */
 export function sendReply(response: ServerResponse, { status, headers, body }: Reply): void {
   response.statusCode = status
-  headers.forEach((value, name) => (name === 'set-cookie' ? response.appendHeader(name, value) : response.setHeader(name, value)))
+  headers.forEach((value, name) => {
+    if (name === 'set-cookie') response.appendHeader(name, value)
+    else response.setHeader(name, value)
+  })
   response.end(body === null ? undefined : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
 }

@@ -33,14 +33,20 @@ export function readRecordingFile(path: string): Recording {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new RecordingFileError(`${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no recording. ${keep}`)
+    throw new RecordingFileError(
+      `${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no recording. ${keep}`,
+    )
   }
   const format = (json as { format?: unknown })?.format
-  if (format === DATA_FILE_FORMAT) throw new RecordingFileError(`${path} is a data file (--data), not a recording: start with --data ${path}.`)
-  if (format !== RECORDING_FORMAT) throw new RecordingFileError(`${path} is not a call-sandbox recording (a file --proxy … --record wrote). ${keep}`)
+  if (format === DATA_FILE_FORMAT)
+    throw new RecordingFileError(`${path} is a data file (--data), not a recording: start with --data ${path}.`)
+  if (format !== RECORDING_FORMAT)
+    throw new RecordingFileError(`${path} is not a call-sandbox recording (a file --proxy … --record wrote). ${keep}`)
   const parsed = Recording.safeParse(json)
-  if (!parsed.success) throw new RecordingFileError(`${path} is a damaged recording:\n${z.prettifyError(parsed.error)}\n${keep}`)
-  if (parsed.data.organizations.length === 0) throw new RecordingFileError(`${path} recorded nothing yet: no answer of the upstream came through the proxy.`)
+  if (!parsed.success)
+    throw new RecordingFileError(`${path} is a damaged recording:\n${z.prettifyError(parsed.error)}\n${keep}`)
+  if (parsed.data.organizations.length === 0)
+    throw new RecordingFileError(`${path} recorded nothing yet: no answer of the upstream came through the proxy.`)
   return parsed.data
 }
 
@@ -69,7 +75,10 @@ export interface RecordingWriter {
  * a recording is not continued, as the keys that made it are not known again.
  */
 export function startRecording(path: string, proxy: UpstreamProxy): RecordingWriter {
-  if (existsSync(path)) throw new RecordingFileError(`${path} exists already: --record starts a new recording. Move it away, or name another file.`)
+  if (existsSync(path))
+    throw new RecordingFileError(
+      `${path} exists already: --record starts a new recording. Move it away, or name another file.`,
+    )
   const write = () => {
     pending = false
     try {

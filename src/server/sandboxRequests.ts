@@ -4,7 +4,14 @@ import { isSandboxPath, reply } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { fetchExchange } from './fetchExchange.js'
-import { allowAnyOrigin, logWhenFinished, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
+import {
+  allowAnyOrigin,
+  logWhenFinished,
+  type LogOptions,
+  OUTSIDE_FETCH,
+  requestLog,
+  sendReply,
+} from './httpAnswers.js'
 
 /**
  * The standalone server's listener: a request the sandbox answers (its API,
@@ -21,14 +28,26 @@ import { allowAnyOrigin, logWhenFinished, type LogOptions, OUTSIDE_FETCH, reques
  * @example
  * createServer(sandboxRequests(createApp(sandbox), sandbox))
  */
-export function sandboxRequests(app: RequestListener, sandbox: SandboxWithHandlers, options: LogOptions = {}): RequestListener {
+export function sandboxRequests(
+  app: RequestListener,
+  sandbox: SandboxWithHandlers,
+  options: LogOptions = {},
+): RequestListener {
   const log = requestLog(options)
   return (request, response) => {
     const url = urlOf(request)
-    if (!url || request.method === 'OPTIONS' || OUTSIDE_FETCH.has(request.method!) || !isSandboxPath(url.pathname, true)) return app(request, response)
+    if (
+      !url ||
+      request.method === 'OPTIONS' ||
+      OUTSIDE_FETCH.has(request.method!) ||
+      !isSandboxPath(url.pathname, true)
+    )
+      return app(request, response)
     allowAnyOrigin(response)
     if (log) logWhenFinished(request, response, log)
-    fetchExchange(request, response, url, (fetchRequest) => reply(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy))
+    fetchExchange(request, response, url, (fetchRequest) =>
+      reply(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy),
+    )
       .then((answered) => answered || app(request, response))
       .catch((error: unknown) => {
         console.error('[call-sandbox] unexpected server error:', error)

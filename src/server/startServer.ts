@@ -57,7 +57,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const saved = data === undefined ? undefined : readDataFile(data)
   // A saved world is seeded again as it was: at the same instant, with the same clock, in the same scenario.
   const sandbox = createFrom(
-    saved ? { ...sandboxOptions, now: sandboxOptions.now ?? saved.seeded_at, clock: saved.clock, scenario: sandboxOptions.scenario ?? saved.scenario } : sandboxOptions,
+    saved
+      ? {
+          ...sandboxOptions,
+          now: sandboxOptions.now ?? saved.seeded_at,
+          clock: saved.clock,
+          scenario: sandboxOptions.scenario ?? saved.scenario,
+        }
+      : sandboxOptions,
     world,
   )
   await sandbox.ready
@@ -79,10 +86,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sandbox.onChange(save)
     sandbox.sessions.onChange(save)
   }
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log }))
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES },
+    sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log }),
+  )
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnreadable(sandbox, error, socket))
   // Node hands CONNECT to this event, never to the app.
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')))
+  server.on('connect', (request: IncomingMessage, socket: Duplex) =>
+    writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')),
+  )
   server.listen(port, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
@@ -118,12 +130,22 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
  * recording's organizations, records and instant) in them; a proxy sends
  * over node:http.
  */
-function withRecording(options: CreateSandboxOptions, record: string | undefined, world: string | undefined): CreateSandboxOptions {
+function withRecording(
+  options: CreateSandboxOptions,
+  record: string | undefined,
+  world: string | undefined,
+): CreateSandboxOptions {
   const { proxy } = options
-  if (record !== undefined && proxy === undefined) throw new Error('--record keeps what the upstream answers: give --proxy <upstream URL> too.')
-  if (world !== undefined && proxy !== undefined) throw new Error('--world and --proxy: in proxy mode the upstream answers the API, not a recorded world. Give one of them.')
-  if (world !== undefined && options.organizations !== undefined) throw new Error('--world and --organizations: a recording brings its own organizations and keys. Give one of them.')
-  if (proxy !== undefined) return { ...options, proxy: { ...sendingOverHttp(proxy), ...(record !== undefined && { record: true }) } }
+  if (record !== undefined && proxy === undefined)
+    throw new Error('--record keeps what the upstream answers: give --proxy <upstream URL> too.')
+  if (world !== undefined && proxy !== undefined)
+    throw new Error(
+      '--world and --proxy: in proxy mode the upstream answers the API, not a recorded world. Give one of them.',
+    )
+  if (world !== undefined && options.organizations !== undefined)
+    throw new Error('--world and --organizations: a recording brings its own organizations and keys. Give one of them.')
+  if (proxy !== undefined)
+    return { ...options, proxy: { ...sendingOverHttp(proxy), ...(record !== undefined && { record: true }) } }
   if (world !== undefined) {
     const recorded = worldOptionsOf(readRecordingFile(world))
     return { ...options, ...recorded, now: options.now ?? recorded.now }
@@ -159,7 +181,9 @@ function answerUnreadable(sandbox: Sandbox, error: NodeJS.ErrnoException, socket
 function writeAndClose(socket: Duplex, { status, headers, body }: Reply): void {
   const head = [...headers].map(([name, value]) => `${name}: ${value}\r\n`).join('')
   const length = body?.byteLength ?? 0
-  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}Content-Length: ${length}\r\nConnection: close\r\n\r\n`)
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}Content-Length: ${length}\r\nConnection: close\r\n\r\n`,
+  )
   socket.end(body ?? undefined)
 }
 

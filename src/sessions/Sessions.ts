@@ -2,7 +2,12 @@ import { resolveOptions, type SandboxOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { Listeners } from '../sandbox/Listeners.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf, worldOfOptions, type Snapshot } from '../sandbox/snapshot.js'
-import { SESSION_NAME_MESSAGE, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
+import {
+  SESSION_NAME_MESSAGE,
+  SESSION_NAME_PATTERN,
+  type CreateSessionRequest,
+  type SessionInfo,
+} from '../schemas/index.js'
 
 /** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
 export const DEFAULT_SESSION = 'default'
@@ -60,14 +65,16 @@ export class Sessions {
 
   /**
    * @param base The default session's world: the server's own.
-   * @param options The options new sessions are made from (the server's); `now` defaults to the base world's seed instant.
+   * @param options The options new sessions are made from (the server's); `now` defaults to the base world's seed
+   * instant.
    */
   constructor(
     readonly base: Sandbox,
     private readonly options: SandboxOptions = {},
     readonly maxSessions: number = DEFAULT_MAX_SESSIONS,
   ) {
-    if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new TypeError(`maxSessions must be a positive integer; got ${String(maxSessions)}.`)
+    if (!Number.isSafeInteger(maxSessions) || maxSessions < 1)
+      throw new TypeError(`maxSessions must be a positive integer; got ${String(maxSessions)}.`)
     this.#default = { ...newSession(DEFAULT_SESSION, undefined), world: base }
   }
 
@@ -153,7 +160,12 @@ export class Sessions {
     for (const session of this.#sessions.values()) {
       const snapshot = session.world && session.changed ? snapshotOf(session.world) : session.saved
       if (session.options || snapshot) {
-        stored.push({ name: session.name, created_at: new Date(session.createdAt).toISOString(), options: session.options ?? null, snapshot: snapshot ?? null })
+        stored.push({
+          name: session.name,
+          created_at: new Date(session.createdAt).toISOString(),
+          options: session.options ?? null,
+          snapshot: snapshot ?? null,
+        })
       }
     }
     return stored
@@ -166,8 +178,15 @@ export class Sessions {
    */
   load(stored: readonly StoredSession[]): void {
     const sessions = stored.map(({ name, created_at, options, snapshot }): Session => {
-      const session: Session = { ...newSession(checkedName(name), options ?? undefined, Date.parse(created_at)), saved: snapshot ?? undefined }
-      if (snapshot && worldOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !== snapshot.organizations) {
+      const session: Session = {
+        ...newSession(checkedName(name), options ?? undefined, Date.parse(created_at)),
+        saved: snapshot ?? undefined,
+      }
+      if (
+        snapshot &&
+        worldOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !==
+          snapshot.organizations
+      ) {
         throw new TypeError(`The session ${name} belongs to other organizations or sizes.`)
       }
       return session
@@ -222,10 +241,18 @@ export class Sessions {
     return world
   }
 
-  /** The options a session's world is seeded from: the server's, at the default world's instant, with the session's own over them. */
+  /**
+   * The options a session's world is seeded from: the server's, at the default world's instant, with the session's own
+   * over them.
+   */
   #optionsOf({ options: own }: Session): SandboxOptions {
     const base = this.base.options
-    const inherited: SandboxOptions = { ...this.options, seed: base.seed, now: base.now, clock: base.fixedClock ? 'fixed' : 'running' }
+    const inherited: SandboxOptions = {
+      ...this.options,
+      seed: base.seed,
+      now: base.now,
+      clock: base.fixedClock ? 'fixed' : 'running',
+    }
     if (!own) return inherited
     return { ...inherited, ...own, clock: own.now !== undefined ? 'fixed' : inherited.clock }
   }
@@ -279,7 +306,8 @@ function newSession(name: string, options: Session['options'], createdAt = Date.
 
 /** The name, or a TypeError that says what a name is. */
 function checkedName(name: string): string {
-  if (!Sessions.isName(name)) throw new TypeError(`A session name ${SESSION_NAME_MESSAGE}; got ${JSON.stringify(name)}.`)
+  if (!Sessions.isName(name))
+    throw new TypeError(`A session name ${SESSION_NAME_MESSAGE}; got ${JSON.stringify(name)}.`)
   return name
 }
 

@@ -16,9 +16,21 @@ const NEXT = http.get(`${API}/next`, () => HttpResponse.text('next'))
  * world they share.
  */
 describe.each([
-  ['kept as an initial handler by resetHandlers()', (server: SetupServer, story: StoryHandler) => server.resetHandlers(story), (server: SetupServer) => server.resetHandlers()],
-  ['dropped by resetHandlers() after use()', (server: SetupServer, story: StoryHandler) => server.use(story), (server: SetupServer) => server.resetHandlers()],
-  ['replaced by resetHandlers(next)', (server: SetupServer, story: StoryHandler) => server.resetHandlers(story), (server: SetupServer) => server.resetHandlers(NEXT)],
+  [
+    'kept as an initial handler by resetHandlers()',
+    (server: SetupServer, story: StoryHandler) => server.resetHandlers(story),
+    (server: SetupServer) => server.resetHandlers(),
+  ],
+  [
+    'dropped by resetHandlers() after use()',
+    (server: SetupServer, story: StoryHandler) => server.use(story),
+    (server: SetupServer) => server.resetHandlers(),
+  ],
+  [
+    'replaced by resetHandlers(next)',
+    (server: SetupServer, story: StoryHandler) => server.resetHandlers(story),
+    (server: SetupServer) => server.resetHandlers(NEXT),
+  ],
 ])('a StoryHandler %s', (_, show, reset) => {
   const server = setupServer()
   beforeAll(() => server.listen(onUnhandled('error')))
@@ -27,7 +39,11 @@ describe.each([
   it('puts its world back to the seed', async () => {
     const story = new StoryHandler()
     show(server, story)
-    const created = await fetch(`${API}/v1/contacts`, { method: 'POST', headers: { ...HEADERS, 'Content-Type': 'application/json' }, body: JSON.stringify({ phone: '+14155550123' }) })
+    const created = await fetch(`${API}/v1/contacts`, {
+      method: 'POST',
+      headers: { ...HEADERS, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ phone: '+14155550123' }),
+    })
     expect(created.status).toBe(201)
     reset(server)
     show(server, story)
@@ -37,7 +53,13 @@ describe.each([
   it('ends a held request as a network error', async () => {
     show(server, new StoryHandler({ state: 'loading' }))
     const pending = fetch(`${API}/v1/calls`, { headers: HEADERS })
-    const outcome = Promise.race([pending.then(() => 'answered', () => 'failed'), new Promise((resolve) => setTimeout(resolve, 300, 'still pending'))])
+    const outcome = Promise.race([
+      pending.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      new Promise((resolve) => setTimeout(resolve, 300, 'still pending')),
+    ])
     expect(await outcome).toBe('still pending')
     reset(server)
     await expect(pending).rejects.toThrow(TypeError)

@@ -6,7 +6,10 @@ import { STORY_NOW } from './storySandbox.js'
 const sandbox = createSandbox({ now: STORY_NOW })
 
 async function get(path: string): Promise<any> {
-  const response = await answer(sandbox, new Request(`https://api.call-sandbox.test${path}`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+  const response = await answer(
+    sandbox,
+    new Request(`https://api.call-sandbox.test${path}`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }),
+  )
   return response!.json()
 }
 
@@ -23,11 +26,14 @@ async function walk(path: string): Promise<unknown[]> {
 }
 
 describe('fixtures', () => {
-  it.each(['calls', 'contacts', 'leads', 'appointments'] as const)('of %s are every page of the list, as the API answers it', async (kind) => {
-    const listed = await walk(`/v1/${kind}`)
-    expect(fixtures[kind].length).toBeGreaterThan(10)
-    expect(JSON.stringify(fixtures[kind])).toBe(JSON.stringify(listed))
-  })
+  it.each(['calls', 'contacts', 'leads', 'appointments'] as const)(
+    'of %s are every page of the list, as the API answers it',
+    async (kind) => {
+      const listed = await walk(`/v1/${kind}`)
+      expect(fixtures[kind].length).toBeGreaterThan(10)
+      expect(JSON.stringify(fixtures[kind])).toBe(JSON.stringify(listed))
+    },
+  )
 
   it('give each call with its messages, as GET /v1/calls/:call_id answers it', async () => {
     const live = fixtures.callsWithMessages.findIndex((call) => call.ended_at === null)

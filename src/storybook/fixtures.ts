@@ -60,12 +60,16 @@ function defaultWorld(): Fixtures {
   const organization = organizations[0]!
   const records = seedWorld({ seed, now, organizations })
   const own = <R extends { organization_id: string; created_at: string; id: string }>(list: R[]): R[] =>
-    list.filter((record) => record.organization_id === organization.organization_id).sort((a, b) => compare(positionOf(a), positionOf(b)))
+    list
+      .filter((record) => record.organization_id === organization.organization_id)
+      .sort((a, b) => compare(positionOf(a), positionOf(b)))
   const calls = own(records.calls)
   world = {
     me: toOrganization(organization, organization.keys[0]!.scopes),
     calls: calls.map((call) => toCall(call, now)),
-    callsWithMessages: calls.map((call) => toCallWithMessages(call, messagesOf(call.transcript, call.message_times), now)),
+    callsWithMessages: calls.map((call) =>
+      toCallWithMessages(call, messagesOf(call.transcript, call.message_times), now),
+    ),
     contacts: own(records.contacts).map(toContact),
     leads: own(records.leads).map(toLead),
     appointments: own(records.appointments).map(toAppointment),

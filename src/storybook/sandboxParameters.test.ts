@@ -11,14 +11,20 @@ const server = setupServer()
 beforeAll(() => server.listen(onUnhandled('error')))
 afterAll(() => server.close())
 
-/** What msw-storybook-addon's `mswLoader` does before a story renders: reset, then the story's handlers, groups in order. */
+/**
+ * What msw-storybook-addon's `mswLoader` does before a story renders: reset, then the story's handlers, groups in
+ * order.
+ */
 function showStory(parameters: SandboxParameters): void {
   server.resetHandlers()
   server.use(...Object.values(parameters.msw.handlers).flat())
 }
 
 async function get(path: string, key: string | null = 'sk_sandbox_all', init: RequestInit = {}) {
-  const response = await fetch(API + path, { ...init, headers: { ...(key && { Authorization: `Bearer ${key}` }), ...init.headers } })
+  const response = await fetch(API + path, {
+    ...init,
+    headers: { ...(key && { Authorization: `Bearer ${key}` }), ...init.headers },
+  })
   return { status: response.status, headers: response.headers, body: await response.json() }
 }
 
@@ -26,7 +32,10 @@ describe('sandboxParameters', () => {
   it('answers the default world of seed 1 at STORY_NOW, record for record as createSandbox', async () => {
     showStory(sandboxParameters())
     const sandbox = createSandbox({ now: STORY_NOW })
-    const direct = await answer(sandbox, new Request(`${API}/v1/calls?limit=100`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }))
+    const direct = await answer(
+      sandbox,
+      new Request(`${API}/v1/calls?limit=100`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }),
+    )
     const story = await get('/v1/calls?limit=100')
     expect(story.status).toBe(200)
     expect(JSON.stringify(story.body.data)).toBe(JSON.stringify((await direct!.json()).data))
@@ -83,7 +92,13 @@ describe('sandboxParameters', () => {
   it('holds a loading request until the next story, then ends it as a network error', async () => {
     showStory(sandboxParameters({ state: 'loading' }))
     const pending = fetch(`${API}/v1/calls`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
-    const outcome = Promise.race([pending.then(() => 'answered', () => 'failed'), new Promise((resolve) => setTimeout(resolve, 300, 'still pending'))])
+    const outcome = Promise.race([
+      pending.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      new Promise((resolve) => setTimeout(resolve, 300, 'still pending')),
+    ])
     expect(await outcome).toBe('still pending')
 
     showStory(sandboxParameters())
@@ -92,7 +107,9 @@ describe('sandboxParameters', () => {
   })
 
   it('tries overrides first and leaves the rest to the sandbox', async () => {
-    const parameters = sandboxParameters({ overrides: [http.get(`${API}/v1/me`, () => HttpResponse.json({ data: { organization_name: 'Override Inc.' } }))] })
+    const parameters = sandboxParameters({
+      overrides: [http.get(`${API}/v1/me`, () => HttpResponse.json({ data: { organization_name: 'Override Inc.' } }))],
+    })
     showStory(parameters)
     expect((await get('/v1/me')).body.data.organization_name).toBe('Override Inc.')
     expect((await get('/v1/calls?limit=1')).body.data).toHaveLength(1)

@@ -26,6 +26,9 @@ export interface SandboxParameters {
  *   parameters: sandboxParameters({ overrides: [http.get('/v1/calls', () => HttpResponse.json(onePage))] }),
  * }
  */
-export function sandboxParameters({ overrides = [], ...options }: StoryOptions & { overrides?: RequestHandler[] } = {}): SandboxParameters {
+export function sandboxParameters({
+  overrides = [],
+  ...options
+}: StoryOptions & { overrides?: RequestHandler[] } = {}): SandboxParameters {
   return { msw: { handlers: { overrides, sandbox: [new StoryHandler(options)] } } }
 }

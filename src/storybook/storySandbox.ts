@@ -28,15 +28,25 @@ export function storySandbox(options: SandboxOptions = {}, missingScope?: Scope 
   const id = JSON.stringify([resolved, missingScope ?? null])
   let sandbox = sandboxes.get(id)
   if (!sandbox) {
-    sandbox = createSandbox(missingScope === undefined ? resolved : { ...resolved, organizations: withoutScope(resolved.organizations ?? defaultOrganizations, missingScope) })
+    sandbox = createSandbox(
+      missingScope === undefined
+        ? resolved
+        : { ...resolved, organizations: withoutScope(resolved.organizations ?? defaultOrganizations, missingScope) },
+    )
     sandboxes.set(id, sandbox)
   }
   return sandbox
 }
 
-function withoutScope(organizations: NonNullable<SandboxOptions['organizations']>, missing: Scope | 'every'): NonNullable<SandboxOptions['organizations']> {
+function withoutScope(
+  organizations: NonNullable<SandboxOptions['organizations']>,
+  missing: Scope | 'every',
+): NonNullable<SandboxOptions['organizations']> {
   return organizations.map((organization) => ({
     ...organization,
-    keys: organization.keys.map((key) => ({ ...key, scopes: missing === 'every' ? [] : key.scopes.filter((scope) => scope !== missing) })),
+    keys: organization.keys.map((key) => ({
+      ...key,
+      scopes: missing === 'every' ? [] : key.scopes.filter((scope) => scope !== missing),
+    })),
   }))
 }

@@ -12,7 +12,10 @@ import type { StoryContext } from './StoryContext.js'
  */
 
 /** A caller the organization has not heard from: their contact, made as the call starts. */
-export function newCaller(context: StoryContext, input: { callerPhone?: string; startedAt: number; status: CallStatus }): StoredContact {
+export function newCaller(
+  context: StoryContext,
+  input: { callerPhone?: string; startedAt: number; status: CallStatus },
+): StoredContact {
   const { faker, organization } = context
   const phone = input.callerPhone ?? freshPhone(context)
   const at = iso(input.startedAt)
@@ -28,8 +31,18 @@ export function newCaller(context: StoryContext, input: { callerPhone?: string; 
   }
   if (input.status === 'blocked') {
     const label = faker.helpers.arrayElement(callScripts.blocked).caller_name
-    const sender = [faker.helpers.arrayElement(['offers', 'info', 'alerts', 'support', 'noreply']), '@', faker.internet.domainName()].join('')
-    return { ...base, name: label, email: sender, company: null, notes: 'Caller ID flagged as spam; calls from this number are blocked.' }
+    const sender = [
+      faker.helpers.arrayElement(['offers', 'info', 'alerts', 'support', 'noreply']),
+      '@',
+      faker.internet.domainName(),
+    ].join('')
+    return {
+      ...base,
+      name: label,
+      email: sender,
+      company: null,
+      notes: 'Caller ID flagged as spam; calls from this number are blocked.',
+    }
   }
   const name = personName(faker)
   return {
@@ -37,7 +50,8 @@ export function newCaller(context: StoryContext, input: { callerPhone?: string; 
     name,
     email: emailFor(faker, name),
     company: faker.datatype.boolean(0.1) ? faker.company.name() : null,
-    notes: input.status === 'failed' ? 'First call dropped before the caller gave a reason.' : 'First reached us by phone.',
+    notes:
+      input.status === 'failed' ? 'First call dropped before the caller gave a reason.' : 'First reached us by phone.',
   }
 }
 
@@ -55,7 +69,11 @@ export function apiContact(context: StoryContext, createdAt: number): StoredCont
     source: 'api',
     total_calls: 0,
     last_call_at: null,
-    notes: faker.helpers.arrayElement(['Imported from the CRM.', 'Added from the website contact form.', 'Referred by an existing customer.']),
+    notes: faker.helpers.arrayElement([
+      'Imported from the CRM.',
+      'Added from the website contact form.',
+      'Referred by an existing customer.',
+    ]),
     created_at: iso(createdAt),
     updated_at: iso(createdAt),
   }
@@ -89,7 +107,11 @@ function personName(faker: Faker): string {
 
 /** An address like `dana.whitfield42@gmail.com`. */
 export function emailFor(faker: Faker, name: string): string {
-  const local = name.toLowerCase().replace(/[^a-z ]/g, '').trim().replace(/ +/g, faker.helpers.arrayElement(['.', '_', '']))
+  const local = name
+    .toLowerCase()
+    .replace(/[^a-z ]/g, '')
+    .trim()
+    .replace(/ +/g, faker.helpers.arrayElement(['.', '_', '']))
   const digits = faker.datatype.boolean(0.4) ? String(faker.number.int(99)) : ''
   return [local || 'caller', digits, '@', faker.helpers.arrayElement(faker.definitions.internet.free_email)].join('')
 }

@@ -5,7 +5,10 @@ import { iso } from './iso.js'
 
 /** Values for the `{placeholders}` of fixture texts. */
 export type Slots = Partial<
-  Record<'business' | 'assistant' | 'caller_name' | 'caller_first' | 'service' | 'appointment_day' | 'appointment_time', string>
+  Record<
+    'business' | 'assistant' | 'caller_name' | 'caller_first' | 'service' | 'appointment_day' | 'appointment_time',
+    string
+  >
 >
 
 const compiled = new Map<string, string[]>()
@@ -18,7 +21,10 @@ const compiled = new Map<string, string[]>()
  */
 export function fill(template: string, slots: Slots): string {
   let parts = compiled.get(template)
-  if (!parts) compiled.set(template, (parts = template.split(/\{(\w+)\}/)))
+  if (!parts) {
+    parts = template.split(/\{(\w+)\}/)
+    compiled.set(template, parts)
+  }
   if (parts.length === 1) return template
   const filled = parts.slice()
   for (let i = 1; i < filled.length; i += 2) {

@@ -12,12 +12,22 @@ import veterinaryClinicJson from '../../fixtures/business-types/veterinary-clini
  * organizations) before a world is built from it.
  */
 
-const PLACEHOLDERS = ['business', 'assistant', 'caller_name', 'caller_first', 'service', 'appointment_day', 'appointment_time']
+const PLACEHOLDERS = [
+  'business',
+  'assistant',
+  'caller_name',
+  'caller_first',
+  'service',
+  'appointment_day',
+  'appointment_time',
+]
 
-const Template = z.string().regex(/^[^\r\n]*$/, 'must be one line').refine(
-  (text) => [...text.matchAll(/\{(\w+)\}/g)].every(([, name]) => PLACEHOLDERS.includes(name!)),
-  { error: `uses a placeholder other than {${PLACEHOLDERS.join('}, {')}}` },
-)
+const Template = z
+  .string()
+  .regex(/^[^\r\n]*$/, 'must be one line')
+  .refine((text) => [...text.matchAll(/\{(\w+)\}/g)].every(([, name]) => PLACEHOLDERS.includes(name!)), {
+    error: `uses a placeholder other than {${PLACEHOLDERS.join('}, {')}}`,
+  })
 
 export const ScriptLine = z.tuple([z.enum(['assistant', 'caller']), Template])
 export type ScriptLine = z.infer<typeof ScriptLine>
@@ -82,7 +92,8 @@ export const BusinessType = z
     const services = new Set(type.services.map((service) => service.name))
     for (const reason of type.reasons) {
       for (const service of reason.services) {
-        if (!services.has(service)) ctx.addIssue({ code: 'custom', message: `reason ${reason.id} names unknown service "${service}"` })
+        if (!services.has(service))
+          ctx.addIssue({ code: 'custom', message: `reason ${reason.id} names unknown service "${service}"` })
       }
     }
   })

@@ -21,14 +21,29 @@ interface LeadInput {
   now: number
 }
 
-export function makeLead(context: StoryContext, { call, contact, reason, slots, createdAt, now }: LeadInput): StoredLead {
+export function makeLead(
+  context: StoryContext,
+  { call, contact, reason, slots, createdAt, now }: LeadInput,
+): StoredLead {
   const { faker } = context
   const age = now - createdAt
   const status: LeadStatus =
     age < DAY
-      ? weighted(faker, [['new', 80], ['contacted', 20]] as const)
-      : weighted(faker, [['new', 15], ['contacted', 25], ['qualified', 20], ['converted', 22], ['lost', 18]] as const)
-  const updatedAt = status === 'new' ? createdAt : createdAt + faker.number.int({ min: 30 * MINUTE, max: Math.max(30 * MINUTE, Math.min(age, 7 * DAY)) })
+      ? weighted(faker, [
+          ['new', 80],
+          ['contacted', 20],
+        ] as const)
+      : weighted(faker, [
+          ['new', 15],
+          ['contacted', 25],
+          ['qualified', 20],
+          ['converted', 22],
+          ['lost', 18],
+        ] as const)
+  const updatedAt =
+    status === 'new'
+      ? createdAt
+      : createdAt + faker.number.int({ min: 30 * MINUTE, max: Math.max(30 * MINUTE, Math.min(age, 7 * DAY)) })
   return {
     id: uuid(faker),
     organization_id: call.organization_id,
@@ -57,7 +72,20 @@ export interface AppointmentSlot {
 }
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
 
 /** An opening in business hours, one to thirty business days after `after`. */
 export function appointmentSlotAfter(context: StoryContext, after: number, serviceName: string): AppointmentSlot {
@@ -92,18 +120,39 @@ interface AppointmentInput {
   now: number
 }
 
-export function makeAppointment(context: StoryContext, { call, contact, slot, createdAt, now }: AppointmentInput): StoredAppointment {
+export function makeAppointment(
+  context: StoryContext,
+  { call, contact, slot, createdAt, now }: AppointmentInput,
+): StoredAppointment {
   const { faker } = context
   const id = uuid(faker)
   // Most customers confirm once the reminder goes out, in the week before.
   const status: AppointmentStatus =
     slot.start <= now
-      ? weighted(faker, [['completed', 75], ['no_show', 12], ['cancelled', 13]] as const)
+      ? weighted(faker, [
+          ['completed', 75],
+          ['no_show', 12],
+          ['cancelled', 13],
+        ] as const)
       : slot.start - now < 7 * DAY
-        ? weighted(faker, [['confirmed', 60], ['booked', 30], ['cancelled', 10]] as const)
-        : weighted(faker, [['booked', 80], ['confirmed', 10], ['cancelled', 10]] as const)
-  const lastChange = Math.min(now, status === 'completed' || status === 'no_show' ? slot.end + 30 * MINUTE : slot.start - HOUR)
-  const updatedAt = status === 'booked' ? createdAt : Math.max(createdAt, createdAt + faker.number.int({ min: 0, max: Math.max(0, lastChange - createdAt) }))
+        ? weighted(faker, [
+            ['confirmed', 60],
+            ['booked', 30],
+            ['cancelled', 10],
+          ] as const)
+        : weighted(faker, [
+            ['booked', 80],
+            ['confirmed', 10],
+            ['cancelled', 10],
+          ] as const)
+  const lastChange = Math.min(
+    now,
+    status === 'completed' || status === 'no_show' ? slot.end + 30 * MINUTE : slot.start - HOUR,
+  )
+  const updatedAt =
+    status === 'booked'
+      ? createdAt
+      : Math.max(createdAt, createdAt + faker.number.int({ min: 0, max: Math.max(0, lastChange - createdAt) }))
   return {
     id,
     organization_id: call.organization_id,

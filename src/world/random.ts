@@ -62,8 +62,16 @@ export function uuid(faker: Faker): string {
   const d = faker.number.int(0xffffffff)
   // Joined, not concatenated: one flat string instead of a rope of pieces (see fill()).
   return [
-    hex(a, 8), '-', hex(b >>> 16, 4), '-', hex(0x4000 | (b & 0x0fff), 4), '-',
-    hex(0x8000 | ((c >>> 16) & 0x3fff), 4), '-', hex(c & 0xffff, 4), hex(d, 8),
+    hex(a, 8),
+    '-',
+    hex(b >>> 16, 4),
+    '-',
+    hex(0x4000 | (b & 0x0fff), 4),
+    '-',
+    hex(0x8000 | ((c >>> 16) & 0x3fff), 4),
+    '-',
+    hex(c & 0xffff, 4),
+    hex(d, 8),
   ].join('')
 }
 

@@ -59,7 +59,10 @@ function seedOrganization(world: WorldRecords, organization: OrganizationFixture
   const spammers: StoredContact[] = []
   let nextApiContact = 0
   for (const { startedAt, status } of callSchedule(faker, organization, now)) {
-    while (nextApiContact < pendingApiContacts.length && Date.parse(pendingApiContacts[nextApiContact]!.created_at) <= startedAt) {
+    while (
+      nextApiContact < pendingApiContacts.length &&
+      Date.parse(pendingApiContacts[nextApiContact]!.created_at) <= startedAt
+    ) {
       callers.push(pendingApiContacts[nextApiContact++]!)
     }
     // Some callers ring again; spam numbers too.
@@ -97,7 +100,10 @@ function showEveryState(world: WorldRecords, organizationId: string, now: number
     const lead = takerOf(leads, 'status', status, () => true)
     if (!lead) continue
     lead.status = status
-    lead.updated_at = status === 'new' ? lead.created_at : iso(Math.min(now, Math.max(Date.parse(lead.updated_at), Date.parse(lead.created_at) + 60 * MINUTE)))
+    lead.updated_at =
+      status === 'new'
+        ? lead.created_at
+        : iso(Math.min(now, Math.max(Date.parse(lead.updated_at), Date.parse(lead.created_at) + 60 * MINUTE)))
   }
   for (const urgency of Urgency.options) {
     const lead = takerOf(leads, 'urgency', urgency, () => true)
@@ -122,14 +128,23 @@ function showEveryState(world: WorldRecords, organizationId: string, now: number
   }
 }
 
-/** The newest record that lacks `value`, can take it, and whose own value another record shares; none when `value` shows already. */
-function takerOf<T extends { created_at: string }, F extends keyof T>(records: T[], field: F, value: T[F], canTake: (record: T) => boolean): T | undefined {
+/**
+ * The newest record that lacks `value`, can take it, and whose own value another record shares; none when `value` shows
+ * already.
+ */
+function takerOf<T extends { created_at: string }, F extends keyof T>(
+  records: T[],
+  field: F,
+  value: T[F],
+  canTake: (record: T) => boolean,
+): T | undefined {
   if (records.some((record) => record[field] === value)) return undefined
   const counts = new Map<T[F], number>()
   for (const record of records) counts.set(record[field], (counts.get(record[field]) ?? 0) + 1)
   let newest: T | undefined
   for (const record of records) {
-    if (counts.get(record[field])! > 1 && canTake(record) && (!newest || record.created_at > newest.created_at)) newest = record
+    if (counts.get(record[field])! > 1 && canTake(record) && (!newest || record.created_at > newest.created_at))
+      newest = record
   }
   return newest
 }
@@ -158,7 +173,11 @@ function callSchedule(faker: Faker, organization: OrganizationFixture, now: numb
     const hour = weighted(faker, HOURS)
     const startedAt = localMidnight - offset + hour * 60 * MINUTE + faker.number.int({ min: 0, max: 60 * MINUTE - 1 })
     if (startedAt > latestEnded || startedAt < now - HISTORY_DAYS * DAY) continue
-    const status = weighted(faker, [['completed', 80], ['failed', 10], ['blocked', 10]] as const)
+    const status = weighted(faker, [
+      ['completed', 80],
+      ['failed', 10],
+      ['blocked', 10],
+    ] as const)
     ended.push({ startedAt, status })
   }
   ended.sort((a, b) => a.startedAt - b.startedAt)
@@ -170,4 +189,6 @@ function callSchedule(faker: Faker, organization: OrganizationFixture, now: numb
 }
 
 /** Relative call volume by local hour: office hours, a lunch dip, a few after hours. */
-const HOURS = [1, 0, 0, 0, 0, 1, 2, 6, 14, 18, 18, 16, 11, 14, 16, 15, 13, 10, 6, 4, 3, 2, 2, 1].map((weight, hour) => [hour, weight] as const)
+const HOURS = [1, 0, 0, 0, 0, 1, 2, 6, 14, 18, 18, 16, 11, 14, 16, 15, 13, 10, 6, 4, 3, 2, 2, 1].map(
+  (weight, hour) => [hour, weight] as const,
+)

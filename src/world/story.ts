@@ -1,5 +1,11 @@
 import type { Faker } from '@faker-js/faker'
-import type { CallEnding, CallWithConversation, StoredAppointment, StoredContact, StoredLead } from '../schemas/stored.js'
+import type {
+  CallEnding,
+  CallWithConversation,
+  StoredAppointment,
+  StoredContact,
+  StoredLead,
+} from '../schemas/stored.js'
 import { LIVE_CALL_STATUSES, type CallStatus, type TransferStatus } from '../schemas/index.js'
 import { emailFor, newCaller } from './callers.js'
 import { fill, speak, type Conversation, type Slots } from './conversation.js'
@@ -78,7 +84,11 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     const shift = latest - input.now + (live ? faker.number.int({ min: 1_000, max: 20_000 }) : 0)
     startedAt -= shift
     if (endedAt !== null) endedAt -= shift
-    conversation = { ...conversation, times: conversation.times.map((time) => time - shift), end: conversation.end - shift }
+    conversation = {
+      ...conversation,
+      times: conversation.times.map((time) => time - shift),
+      end: conversation.end - shift,
+    }
     if (!input.contact) contact = { ...contact, created_at: iso(startedAt), updated_at: iso(startedAt) }
   }
 
@@ -112,14 +122,30 @@ export function tellCall(context: StoryContext, input: CallInput): CallStory {
     updated_at: laterOf(contact.updated_at, iso(Math.min(endedAt ?? startedAt, input.now))),
   }
 
-  if (live) call.ending = tellEnding(context, { call, contact: updatedContact, reason, slots, conversation, livePlan: plan, appointmentSlot, now: input.now })
+  if (live)
+    call.ending = tellEnding(context, {
+      call,
+      contact: updatedContact,
+      reason,
+      slots,
+      conversation,
+      livePlan: plan,
+      appointmentSlot,
+      now: input.now,
+    })
 
   const story: CallStory = { call, contact: updatedContact }
   if (plan.creates.includes('lead') && wrapUp <= input.now) {
     story.lead = makeLead(context, { call, contact: updatedContact, reason, slots, createdAt: wrapUp, now: input.now })
   }
   if (appointmentSlot && plan.creates.includes('appointment') && wrapUp <= input.now) {
-    story.appointment = makeAppointment(context, { call, contact: updatedContact, slot: appointmentSlot, createdAt: wrapUp, now: input.now })
+    story.appointment = makeAppointment(context, {
+      call,
+      contact: updatedContact,
+      slot: appointmentSlot,
+      createdAt: wrapUp,
+      now: input.now,
+    })
   }
   return story
 }
@@ -132,7 +158,12 @@ interface ConversationPlan {
 }
 
 /** Which words are said, depending on how the call goes. */
-function planConversation(context: StoryContext, status: CallStatus, reason: Reason, ending?: Ending): ConversationPlan {
+function planConversation(
+  context: StoryContext,
+  status: CallStatus,
+  reason: Reason,
+  ending?: Ending,
+): ConversationPlan {
   const { faker, business } = context
   switch (status) {
     case 'blocked': {
@@ -145,7 +176,12 @@ function planConversation(context: StoryContext, status: CallStatus, reason: Rea
     }
     case 'in-progress': {
       const soFar = reason.script.slice(0, faker.number.int({ min: 2, max: Math.max(2, reason.script.length - 2) }))
-      return { lines: soFar, summary: `Call in progress: {caller_first} is asking about ${reason.label}.`, transfer: null, creates: [] }
+      return {
+        lines: soFar,
+        summary: `Call in progress: {caller_first} is asking about ${reason.label}.`,
+        transfer: null,
+        creates: [],
+      }
     }
     case 'forwarding':
       return {
@@ -184,7 +220,12 @@ function completedPlan(context: StoryContext, reason: Reason, ending?: Ending): 
       creates: [],
     }
   }
-  return { lines: reason.script, summary: faker.helpers.arrayElement(reason.summary), transfer: null, creates: reason.creates }
+  return {
+    lines: reason.script,
+    summary: faker.helpers.arrayElement(reason.summary),
+    transfer: null,
+    creates: reason.creates,
+  }
 }
 
 /** The first half of a reason's script: what is said before a caller asks for staff. */
@@ -209,11 +250,25 @@ interface EndingInput {
  * nobody answers and the assistant takes a message. What is still to be
  * said is spoken after `now`, so the call is live until then.
  */
-function tellEnding(context: StoryContext, { call, contact, reason, slots, conversation, livePlan, appointmentSlot, now }: EndingInput): CallEnding {
+function tellEnding(
+  context: StoryContext,
+  { call, contact, reason, slots, conversation, livePlan, appointmentSlot, now }: EndingInput,
+): CallEnding {
   const { faker } = context
-  const ending: Ending = call.status === 'forwarding' ? weighted(faker, [['transferred', 70], ['transfer_failed', 30]] as const) : 'handled'
+  const ending: Ending =
+    call.status === 'forwarding'
+      ? weighted(faker, [
+          ['transferred', 70],
+          ['transfer_failed', 30],
+        ] as const)
+      : 'handled'
   const plan = completedPlan(context, reason, ending)
-  const rest = speak(faker, plan.lines.slice(livePlan.lines.length), slots, Math.max(conversation.end, now) + faker.number.int({ min: 3_000, max: 15_000 }))
+  const rest = speak(
+    faker,
+    plan.lines.slice(livePlan.lines.length),
+    slots,
+    Math.max(conversation.end, now) + faker.number.int({ min: 3_000, max: 15_000 }),
+  )
   const startedAt = Date.parse(call.started_at)
   const endedAt = hangUp(faker, startedAt, rest.end)
   const summary = fill(plan.summary, slots)
@@ -233,10 +288,18 @@ function tellEnding(context: StoryContext, { call, contact, reason, slots, conve
     call: ended,
     message_times: [...conversation.times, ...rest.times],
     contact_email: email,
-    ...(plan.creates.includes('lead') && { lead: makeLead(context, { call: endedCall, contact: withEmail, reason, slots, createdAt: wrapUp, now: wrapUp }) }),
+    ...(plan.creates.includes('lead') && {
+      lead: makeLead(context, { call: endedCall, contact: withEmail, reason, slots, createdAt: wrapUp, now: wrapUp }),
+    }),
     ...(appointmentSlot &&
       plan.creates.includes('appointment') && {
-        appointment: makeAppointment(context, { call: endedCall, contact: withEmail, slot: appointmentSlot, createdAt: wrapUp, now: wrapUp }),
+        appointment: makeAppointment(context, {
+          call: endedCall,
+          contact: withEmail,
+          slot: appointmentSlot,
+          createdAt: wrapUp,
+          now: wrapUp,
+        }),
       }),
   }
 }
@@ -254,9 +317,14 @@ function pickReason(context: StoryContext, id: string | undefined): Reason {
   const { reasons } = context.business
   if (id !== undefined) {
     const reason = reasons.find((candidate) => candidate.id === id)
-    if (!reason) throw new Error(`Unknown reason "${id}" for ${context.business.id}; known: ${reasons.map((r) => r.id).join(', ')}`)
+    if (!reason)
+      throw new Error(
+        `Unknown reason "${id}" for ${context.business.id}; known: ${reasons.map((r) => r.id).join(', ')}`,
+      )
     return reason
   }
-  return weighted(context.faker, reasons.map((reason) => [reason, reason.weight] as const))
+  return weighted(
+    context.faker,
+    reasons.map((reason) => [reason, reason.weight] as const),
+  )
 }
-

@@ -54,7 +54,10 @@ export const server = setupServer(...sandbox.handlers)
 export const wrapped = setupSandboxServer().server.listHandlers()
 `
 
-/** @note msw 2.11.0's own declarations (@mswjs/interceptors' WebSocket) do not check against TypeScript 6's DOM types: its row skips library checks. */
+/**
+ * @note msw 2.11.0's own declarations (@mswjs/interceptors' WebSocket) do not check against TypeScript 6's DOM types:
+ * its row skips library checks.
+ */
 /** A mistake the type check must catch: the sandbox itself where its handlers go. */
 const wrong = `
 import { createSandbox } from 'call-sandbox'
@@ -72,12 +75,29 @@ describe.each([
   beforeAll(async () => {
     consumer = await consumerProject(
       tarball,
-      [`msw@${msw}`, `vitest@${devVersion('vitest')}`, `typescript@${devVersion('typescript')}`, `@types/node@${devVersion('@types/node')}`],
+      [
+        `msw@${msw}`,
+        `vitest@${devVersion('vitest')}`,
+        `typescript@${devVersion('typescript')}`,
+        `@types/node@${devVersion('@types/node')}`,
+      ],
       {
         'readme.test.ts': readmeSnippet('## In your tests (vitest, jest)'),
         'own-server.test.ts': ownServer,
         'typed.ts': typed,
-        'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], noEmit: true, skipLibCheck, types: ['node'] }, files: ['typed.ts'] }),
+        'tsconfig.json': JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            lib: ['es2022', 'dom'],
+            noEmit: true,
+            skipLibCheck,
+            types: ['node'],
+          },
+          files: ['typed.ts'],
+        }),
         'tsconfig.wrong.json': JSON.stringify({ extends: './tsconfig.json', files: ['wrong.ts'] }),
         'wrong.ts': wrong,
       },
@@ -88,11 +108,17 @@ describe.each([
   afterAll(() => consumer?.remove())
 
   it("installs that msw, on the Node it names, and the package uses the consumer's own", async () => {
-    expect((await consumer.stdout('node', ['--version'])).trim()).toBe(node ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : process.version)
+    expect((await consumer.stdout('node', ['--version'])).trim()).toBe(
+      node ? execFileSync(node, ['--version'], { encoding: 'utf8' }).trim() : process.version,
+    )
     expect(JSON.parse(await consumer.stdout('npm', ['ls', 'msw', '--json'])).dependencies.msw.version).toBe(msw)
     // @note Only what call-sandbox resolves: vitest 4 brings an msw 2 of its own (its mocker's peer) beside msw 3.
     const fromPackage = "console.log(createRequire(import.meta.resolve('call-sandbox')).resolve('msw/package.json'))"
-    const resolved = await consumer.stdout('node', ['--input-type=module', '-e', `import { createRequire } from 'node:module'; ${fromPackage}`])
+    const resolved = await consumer.stdout('node', [
+      '--input-type=module',
+      '-e',
+      `import { createRequire } from 'node:module'; ${fromPackage}`,
+    ])
     expect(resolved.trim()).toBe(`${consumer.folder}/node_modules/msw/package.json`)
   })
 

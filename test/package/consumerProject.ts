@@ -35,15 +35,27 @@ export interface ConsumerProject {
  * them), install scripts not run, then the given files written. With `node`,
  * a Node binary, every command runs on that Node (it comes first on PATH).
  */
-export async function consumerProject(tarball: string, packages: string[], files: Record<string, string>, manifest: object = {}, node?: string): Promise<ConsumerProject> {
+export async function consumerProject(
+  tarball: string,
+  packages: string[],
+  files: Record<string, string>,
+  manifest: object = {},
+  node?: string,
+): Promise<ConsumerProject> {
   const folder = mkdtempSync(join(tmpdir(), 'call-sandbox-consumer-'))
   const PATH = node ? `${dirname(node)}${delimiter}${process.env.PATH}` : process.env.PATH
   const outputs = async (command: string, args: string[]) => {
     try {
-      return await promisify(execFile)(command, args, { cwd: folder, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PATH, NO_COLOR: '1', FORCE_COLOR: '0' } })
+      return await promisify(execFile)(command, args, {
+        cwd: folder,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, PATH, NO_COLOR: '1', FORCE_COLOR: '0' },
+      })
     } catch (error) {
       const failure = error as { stdout?: string; stderr?: string; message: string }
-      throw new Error(`${command} ${args.join(' ')} failed in ${folder}:\n${failure.stdout ?? ''}${failure.stderr ?? failure.message}`)
+      throw new Error(
+        `${command} ${args.join(' ')} failed in ${folder}:\n${failure.stdout ?? ''}${failure.stderr ?? failure.message}`,
+      )
     }
   }
   const run = async (command: string, args: string[]) => {
@@ -52,8 +64,19 @@ export async function consumerProject(tarball: string, packages: string[], files
   }
   const stdout = async (command: string, args: string[]) => (await outputs(command, args)).stdout
   try {
-    writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'a-consumer', private: true, ...manifest }, null, 2))
-    await run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball, ...packages])
+    writeFileSync(
+      join(folder, 'package.json'),
+      JSON.stringify({ name: 'a-consumer', private: true, ...manifest }, null, 2),
+    )
+    await run('npm', [
+      'install',
+      '--prefer-offline',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+      ...packages,
+    ])
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(folder, path)), { recursive: true })
       writeFileSync(join(folder, path), text)

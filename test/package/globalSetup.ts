@@ -17,9 +17,15 @@ const ROOT = resolve(import.meta.dirname, '../..')
 
 export default function setup(project: TestProject): () => void {
   const folder = mkdtempSync(join(tmpdir(), 'call-sandbox-pack-'))
-  execFileSync('npm', ['pack', '--pack-destination', folder, '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
+  execFileSync('npm', ['pack', '--pack-destination', folder, '--silent'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   const [tarball] = readdirSync(folder).filter((name) => name.endsWith('.tgz'))
   project.provide('tarball', join(folder, tarball!))
-  project.provide('node24', execFileSync(process.execPath, ['scripts/node24.mjs'], { cwd: ROOT, encoding: 'utf8' }).trim())
+  project.provide(
+    'node24',
+    execFileSync(process.execPath, ['scripts/node24.mjs'], { cwd: ROOT, encoding: 'utf8' }).trim(),
+  )
   return () => rmSync(folder, { recursive: true, force: true })
 }

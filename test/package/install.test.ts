@@ -26,11 +26,20 @@ interface LockedPackage {
   hasInstallScript?: boolean
 }
 
-/** The folders of every package that installing call-sandbox brought in (itself included), found as Node resolves them; its peer msw is the consumer's. */
+/**
+ * The folders of every package that installing call-sandbox brought in (itself included), found as Node resolves them;
+ * its peer msw is the consumer's.
+ */
 function broughtIn(folder: string): string[] {
-  const locked: Record<string, LockedPackage> = JSON.parse(readFileSync(join(folder, 'package-lock.json'), 'utf8')).packages
+  const locked: Record<string, LockedPackage> = JSON.parse(
+    readFileSync(join(folder, 'package-lock.json'), 'utf8'),
+  ).packages
   const resolveFrom = (from: string, name: string): string | undefined => {
-    for (let base = from; ; base = base.includes('/node_modules/') ? base.slice(0, base.lastIndexOf('/node_modules/')) : '') {
+    for (
+      let base = from;
+      ;
+      base = base.includes('/node_modules/') ? base.slice(0, base.lastIndexOf('/node_modules/')) : ''
+    ) {
       const candidate = base ? `${base}/node_modules/${name}` : `node_modules/${name}`
       if (locked[candidate]) return candidate
       if (!base) return undefined
@@ -62,19 +71,25 @@ describe("a consumer's install", () => {
   it('brings in no package with an install script, and no telemetry', () => {
     const packages = broughtIn(consumer.folder)
     expect(packages.filter((path) => path.endsWith('(install script)'))).toEqual([])
-    const everything = Object.keys(JSON.parse(readFileSync(join(consumer.folder, 'package-lock.json'), 'utf8')).packages)
+    const everything = Object.keys(
+      JSON.parse(readFileSync(join(consumer.folder, 'package-lock.json'), 'utf8')).packages,
+    )
     expect(everything.filter((path) => /@scarf\/|swagger-ui/.test(path))).toEqual([])
   })
 
-  it('has one msw: the consumer\'s own, which the package uses', () => {
-    const copies = Object.keys(JSON.parse(readFileSync(join(consumer.folder, 'package-lock.json'), 'utf8')).packages).filter((path) => /(^|\/)node_modules\/msw$/.test(path))
+  it("has one msw: the consumer's own, which the package uses", () => {
+    const copies = Object.keys(
+      JSON.parse(readFileSync(join(consumer.folder, 'package-lock.json'), 'utf8')).packages,
+    ).filter((path) => /(^|\/)node_modules\/msw$/.test(path))
     expect(copies).toEqual(['node_modules/msw'])
   })
 
   it('weighs what the README says (printed for the README and the closing note)', () => {
     const packages = broughtIn(consumer.folder)
     const megabytes = packages.reduce((sum, path) => sum + ownBytes(join(consumer.folder, path)), 0) / 1024 / 1024
-    console.info(`install weight: call-sandbox and ${packages.length - 1} packages it brings in, ${megabytes.toFixed(1)} MB on disk (msw, the peer, aside)`)
+    console.info(
+      `install weight: call-sandbox and ${packages.length - 1} packages it brings in, ${megabytes.toFixed(1)} MB on disk (msw, the peer, aside)`,
+    )
     expect(packages.length).toBeGreaterThan(1)
   })
 
@@ -96,10 +111,14 @@ describe("a consumer's install", () => {
       const { setupSandboxServer } = await import('call-sandbox/node')
       const { sandbox } = setupSandboxServer({ now: '2026-11-20T12:00:00Z' })
       await sandbox.ready`
-    const loaded = (await consumer.run(process.execPath, ['--input-type=module', '-e', script])).split('\n').filter((line) => line.startsWith('loaded '))
+    const loaded = (await consumer.run(process.execPath, ['--input-type=module', '-e', script]))
+      .split('\n')
+      .filter((line) => line.startsWith('loaded '))
     expect(loaded.some((line) => line.includes('/node_modules/msw/'))).toBe(true)
     expect(loaded.filter((line) => /node_modules\/(express|cors|commander)\//.test(line))).toEqual([])
-    expect(loaded.filter((line) => /dist\/(docs|esm\/(server|cli)\.js|esm\/chunks\/startServer)/.test(line))).toEqual([])
+    expect(loaded.filter((line) => /dist\/(docs|esm\/(server|cli)\.js|esm\/chunks\/startServer)/.test(line))).toEqual(
+      [],
+    )
   })
 
   it('is required from CommonJS, with the same world as the ES module', async () => {
@@ -123,7 +142,11 @@ describe("a consumer's install", () => {
 })
 
 describe('the packed files', () => {
-  const files = async () => (await exec('tar', ['-tzf', tarball])).stdout.trim().split('\n').map((path) => path.replace(/^package\//, ''))
+  const files = async () =>
+    (await exec('tar', ['-tzf', tarball])).stdout
+      .trim()
+      .split('\n')
+      .map((path) => path.replace(/^package\//, ''))
 
   it('hold every file package.json names', async () => {
     const packed = new Set(await files())
@@ -140,7 +163,9 @@ describe('the packed files', () => {
   })
 
   it('hold nothing of the tests', async () => {
-    expect((await files()).filter((path) => /(^|\/)(test|e2e|bench|examples)\/|\.test\.|\.e2e\./.test(path))).toEqual([])
+    expect((await files()).filter((path) => /(^|\/)(test|e2e|bench|examples)\/|\.test\.|\.e2e\./.test(path))).toEqual(
+      [],
+    )
   })
 })
 
@@ -151,7 +176,11 @@ describe('package checks', () => {
   }, 60_000)
 
   it('arethetypeswrong finds no problem in any entry a Node program may load (./browser is for bundlers only)', async () => {
-    const { stdout } = await exec(join(ROOT, 'node_modules/.bin/attw'), [tarball, '--format', 'json', '--exclude-entrypoints', 'browser'], { cwd: ROOT }).catch((failure) => failure)
+    const { stdout } = await exec(
+      join(ROOT, 'node_modules/.bin/attw'),
+      [tarball, '--format', 'json', '--exclude-entrypoints', 'browser'],
+      { cwd: ROOT },
+    ).catch((failure) => failure)
     expect(JSON.parse(stdout).analysis.problems).toEqual([])
   }, 60_000)
 })

@@ -22,12 +22,20 @@ const JEST = '30.5.2'
 
 /** The README's vitest snippet as a jest user writes it: require, and jest's globals. */
 const snippet = readmeSnippet('## In your tests (vitest, jest)')
-  .replace("import { setupSandboxServer } from 'call-sandbox/node'", "const { setupSandboxServer } = require('call-sandbox/node')")
+  .replace(
+    "import { setupSandboxServer } from 'call-sandbox/node'",
+    "const { setupSandboxServer } = require('call-sandbox/node')",
+  )
   .replace(/^import .* from 'vitest'\n/m, '')
 
 describe.each([
   { msw: devVersion('msw-lowest'), on: `Node ${process.version}`, node: undefined, nodeOptions: '' },
-  { msw: devVersion('msw3'), on: 'Node 24, --experimental-vm-modules', node: inject('node24'), nodeOptions: '--experimental-vm-modules' },
+  {
+    msw: devVersion('msw3'),
+    on: 'Node 24, --experimental-vm-modules',
+    node: inject('node24'),
+    nodeOptions: '--experimental-vm-modules',
+  },
 ])('a jest consumer (CommonJS, msw $msw, $on)', ({ msw, node, nodeOptions }) => {
   let consumer: ConsumerProject
   beforeAll(async () => {

@@ -12,7 +12,11 @@ export type MakeTransport = (options?: SandboxOptions) => Promise<Transport>
  * @example
  * await using(inProcess, { rateLimit: '3/min' }, async (api) => { ... })
  */
-export async function using<T>(make: MakeTransport, options: SandboxOptions, use: (api: Transport) => Promise<T>): Promise<T> {
+export async function using<T>(
+  make: MakeTransport,
+  options: SandboxOptions,
+  use: (api: Transport) => Promise<T>,
+): Promise<T> {
   const api = await make(options)
   try {
     return await use(api)
@@ -50,6 +54,7 @@ export async function timed(request: Promise<Answer>): Promise<Answer & { ms: nu
 
 /** The data of a successful answer; fails with the error envelope otherwise. */
 export function dataOf(answer: Answer, status = 200): any {
-  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`)
+  if (answer.status !== status)
+    throw new Error(`expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`)
   return answer.body.data
 }

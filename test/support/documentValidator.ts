@@ -12,7 +12,9 @@ import type { Sandbox } from '../../src/sandbox/Sandbox.js'
  */
 
 // ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020
 
 /** One request and the answer to it, as the test got them. */
 export interface Exchange {
@@ -58,11 +60,19 @@ export class DocumentValidator {
     this.operations = Object.entries(document.paths as Json).flatMap(([template, item]) =>
       Object.entries(item as Json)
         .filter(([method]) => METHODS.includes(method))
-        .map(([method, operation]) => ({ method: method.toUpperCase(), template, segments: template.split('/'), responses: (operation as Json).responses })),
+        .map(([method, operation]) => ({
+          method: method.toUpperCase(),
+          template,
+          segments: template.split('/'),
+          responses: (operation as Json).responses,
+        })),
     )
   }
 
-  /** A path below the document's server that has a variable (a session's root, `/sessions/{session}`), when it is under one. */
+  /**
+   * A path below the document's server that has a variable (a session's root, `/sessions/{session}`), when it is under
+   * one.
+   */
   pathBelowServer(path: string): string {
     for (const { url } of (this.document.servers ?? []) as Array<{ url: string }>) {
       if (!url.includes('{')) continue
@@ -78,7 +88,8 @@ export class DocumentValidator {
    * allows it.
    *
    * @example
-   * validator.violations({ method: 'GET', url: 'https://api.call-sandbox.test/v1/me', status: 200, contentType: 'application/json', text })
+   * validator.violations({ method: 'GET', url: 'https://api.call-sandbox.test/v1/me', status: 200, contentType:
+   * 'application/json', text })
    */
   violations({ method: sent, url, status, headers, text }: Exchange): string[] {
     // fetch upper-cases these methods, and only these, as the Fetch standard says.
@@ -90,12 +101,18 @@ export class DocumentValidator {
     let response: Json | undefined
     if (operation) {
       where = `paths["${operation.template}"].${method.toLowerCase()}.responses["${status}"]`
-      response = this.resolve(operation.responses[status] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default)
-      if (!response) return [`the document lists no ${status} answer for ${method} ${operation.template} (it lists ${Object.keys(operation.responses).join(', ')})`]
+      response = this.resolve(
+        operation.responses[status] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default,
+      )
+      if (!response)
+        return [
+          `the document lists no ${status} answer for ${method} ${operation.template} (it lists ${Object.keys(operation.responses).join(', ')})`,
+        ]
     } else {
       // A path or a method the document does not have: it can only be an error, in the documented envelope.
       where = `components.responses["Error${status}"] (${candidates.length > 0 ? `no ${method} operation at ${candidates[0]!.template}` : 'a path the document does not have'})`
-      if (status < 400) return [`answered ${status} to a ${candidates.length > 0 ? 'method' : 'path'} the document does not have`]
+      if (status < 400)
+        return [`answered ${status} to a ${candidates.length > 0 ? 'method' : 'path'} the document does not have`]
       response = this.resolve(this.document.components?.responses?.[`Error${status}`])
       if (!response) return [`answered ${status}, which is not an error status of components.responses`]
     }
@@ -127,7 +144,9 @@ export class DocumentValidator {
       // A header is text; an integer header is its digits.
       const typed = (schema as Json).type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value
       const validate = this.validatorOf(`${where}.headers["${name}"].schema`, schema as Json)
-      return validate(typed) ? [] : (validate.errors ?? []).map((error) => `the header ${name}: ${JSON.stringify(value)} ${error.message}`)
+      return validate(typed)
+        ? []
+        : (validate.errors ?? []).map((error) => `the header ${name}: ${JSON.stringify(value)} ${error.message}`)
     })
   }
 
@@ -154,7 +173,10 @@ export class DocumentValidator {
       resolved = (resolved.$ref as string)
         .replace(/^#\//, '')
         .split('/')
-        .reduce<Json | undefined>((node, part) => node?.[part.replaceAll('~1', '/').replaceAll('~0', '~')], this.document)
+        .reduce<Json | undefined>(
+          (node, part) => node?.[part.replaceAll('~1', '/').replaceAll('~0', '~')],
+          this.document,
+        )
     }
     return resolved
   }
@@ -171,7 +193,10 @@ export class DocumentValidator {
 
 /** A path template's segments against a request path's: `{name}` takes any segment but the empty one. */
 function matches(template: string[], segments: string[]): boolean {
-  return template.length === segments.length && template.every((part, i) => (/^\{\w+\}$/.test(part) ? segments[i] !== '' : part === segments[i]))
+  return (
+    template.length === segments.length &&
+    template.every((part, i) => (/^\{\w+\}$/.test(part) ? segments[i] !== '' : part === segments[i]))
+  )
 }
 
 /** The schema with `#/components/schemas/X` refs pointing at `<prefix>X`. */
@@ -184,8 +209,14 @@ function describeError(error: ErrorObject, body: unknown): string {
   const value = error.instancePath
     .split('/')
     .slice(1)
-    .reduce<unknown>((node, part) => (node as Json | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')], body)
-  const extra = error.keyword === 'additionalProperties' ? ` (${(error.params as { additionalProperty: string }).additionalProperty})` : ''
+    .reduce<unknown>(
+      (node, part) => (node as Json | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')],
+      body,
+    )
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` (${(error.params as { additionalProperty: string }).additionalProperty})`
+      : ''
   const shown = value === undefined ? '' : ` (is ${clip(JSON.stringify(value), 120)})`
   return `${error.instancePath || '(the body)'} ${error.message}${extra}${shown}`
 }

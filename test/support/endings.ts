@@ -11,5 +11,7 @@ export function endingOf(sandbox: Sandbox, callId: string): CallEnding {
 
 /** How many calls added since the seed were told with an ending (were live). */
 export function addedEndings(sandbox: Sandbox): number {
-  return sandbox.changes().inserted.filter((inserted) => inserted.kind === 'calls' && inserted.record.ending !== undefined).length
+  return sandbox
+    .changes()
+    .inserted.filter((inserted) => inserted.kind === 'calls' && inserted.record.ending !== undefined).length
 }

@@ -10,6 +10,8 @@ export type UnhandledStrategy = 'error' | 'bypass'
  * @example
  * server.listen(onUnhandled('error'))
  */
-export function onUnhandled<Strategy extends UnhandledStrategy>(strategy: Strategy): { onUnhandledRequest: Strategy; onUnhandledFrame: Strategy } {
+export function onUnhandled<Strategy extends UnhandledStrategy>(
+  strategy: Strategy,
+): { onUnhandledRequest: Strategy; onUnhandledFrame: Strategy } {
   return { onUnhandledRequest: strategy, onUnhandledFrame: strategy }
 }

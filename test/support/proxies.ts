@@ -32,7 +32,9 @@ export async function closeServer(server: RunningServer): Promise<void> {
 }
 
 /** A node:http upstream answering with `handler`, closed after the test; resolves to its URL. */
-export async function fakeUpstream(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
+export async function fakeUpstream(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<string> {
   const server = createServer(handler)
   server.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
@@ -55,8 +57,20 @@ export interface Got {
 }
 
 /** A request with an API key (`null`: none), its answer read. */
-export async function call(url: string, { key = 'sk_sandbox_all', method = 'GET', headers = {}, body }: { key?: string | null; method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Got> {
-  const response = await fetch(url, { method, headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers }, body })
+export async function call(
+  url: string,
+  {
+    key = 'sk_sandbox_all',
+    method = 'GET',
+    headers = {},
+    body,
+  }: { key?: string | null; method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Got> {
+  const response = await fetch(url, {
+    method,
+    headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },
+    body,
+  })
   return { status: response.status, headers: response.headers, body: jsonOrText(await response.text()) }
 }
 

@@ -72,14 +72,24 @@ export const transports = [inProcess, overHttp] as const
  * OpenAPI document allows: otherwise the request fails with a
  * `DocumentViolation`, and so does the test that made it.
  */
-async function send(sandbox: SandboxWithHandlers, url: string, { method = 'GET', key = 'sk_sandbox_all', headers = {}, body }: RequestOptions = {}): Promise<Answer> {
+async function send(
+  sandbox: SandboxWithHandlers,
+  url: string,
+  { method = 'GET', key = 'sk_sandbox_all', headers = {}, body }: RequestOptions = {},
+): Promise<Answer> {
   const response = await fetch(url, {
     method,
     headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },
     body,
   })
   const text = await response.text()
-  assertAllowedByDocument(documentValidatorOf(sandbox), { method, url, status: response.status, headers: response.headers, text })
+  assertAllowedByDocument(documentValidatorOf(sandbox), {
+    method,
+    url,
+    status: response.status,
+    headers: response.headers,
+    text,
+  })
   return { status: response.status, headers: response.headers, body: jsonOrText(text) }
 }
 
