@@ -1,4 +1,4 @@
-/** What proxy mode takes: `createSandbox({ proxy })`, `createApp(sandbox, { proxy })`, `--proxy`. */
+/** What proxy mode takes: `createSandbox({ proxy })`, `--proxy`. */
 export interface ProxyOptions {
   /**
    * The real service's base URL (an origin, and a path prefix if it has one): `/v1/calls` goes to

@@ -6,8 +6,6 @@ import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import type { ProxyOptions } from '../proxy/proxyOptions.js'
-import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { fetchExchange } from './fetchExchange.js'
 import {
   allowAnyOrigin,
@@ -19,15 +17,9 @@ import {
   sendReply,
 } from './httpAnswers.js'
 import { urlOf } from './sandboxRequests.js'
-import { sendingOverHttp } from './sendOverHttp.js'
 
-export interface AppOptions extends LogOptions {
-  /**
-   * Proxy mode, for a sandbox made without it: the bare root's `/v1/` goes to this upstream (see `createSandbox`'s
-   * `proxy`).
-   */
-  proxy?: string | ProxyOptions
-}
+/** The request log's options; proxy mode is the sandbox's own (`createSandbox({ proxy })`), not the app's. */
+export type AppOptions = LogOptions
 
 /**
  * The standalone server: the sandbox's MSW handlers behind Express, with
@@ -54,9 +46,6 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   })
   // The interactive API reference, with its assets served from here: it works offline.
   app.use('/docs', referencePages())
-  if (options.proxy !== undefined && sandbox.proxy)
-    throw new TypeError('The sandbox has a proxy already: give proxy to createSandbox or to createApp, not both.')
-  const proxy = options.proxy === undefined ? sandbox.proxy : new UpstreamProxy(sendingOverHttp(options.proxy))
   app.use((request, response, next) => {
     if (!isSandboxPath(request.path, true)) return next()
     if (OUTSIDE_FETCH.has(request.method))
@@ -71,10 +60,9 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
     }
     // @note The sandbox's dispatch, the function its msw handler calls: a server has no fetch to intercept.
     // node:http over msw's getResponse with one trivial handler serves 2,821 req/s, the CLI 4,477 (npm run bench).
-    fetchExchange(request, response, url, (fetchRequest) => reply(sandbox, fetchRequest, sandbox.sessions, proxy)).then(
-      (answered) => answered || next(),
-      next,
-    )
+    fetchExchange(request, response, url, (fetchRequest) =>
+      reply(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy),
+    ).then((answered) => answered || next(), next)
   })
   app.use((request, response) => {
     const error = new ApiError(
