@@ -246,7 +246,7 @@ describe('the standalone server', () => {
 
   describe('answers what fetch and MSW never see', () => {
     /** One raw HTTP exchange, for what fetch will not send: TRACE, a bad method, repeated headers. */
-    function raw(request: string): Promise<{ status: number; headers: string; body: any }> {
+    function raw(request: string): Promise<{ status: number; headers: string; body: any; interim: number[] }> {
       return new Promise((resolve, reject) => {
         const { port } = new URL(running.url)
         const socket = connect(Number(port), '127.0.0.1', () => socket.end(request))
@@ -254,11 +254,22 @@ describe('the standalone server', () => {
         socket.on('data', (chunk) => (text += chunk))
         socket.on('error', reject)
         socket.on('close', () => {
+          // Interim answers (100 Continue) come first, each a status line and a blank line.
+          const interim: number[] = []
+          for (
+            let match = /^HTTP\/1\.1 (1\d\d) [^\r]*\r\n\r\n/.exec(text);
+            match;
+            match = /^HTTP\/1\.1 (1\d\d) [^\r]*\r\n\r\n/.exec(text)
+          ) {
+            interim.push(Number(match[1]))
+            text = text.slice(match[0].length)
+          }
           const [head = '', ...rest] = text.split('\r\n\r\n')
           // The JSON object, whether the body came whole or in chunks.
           const body = rest.join('\r\n\r\n')
           try {
             resolve({
+              interim,
               status: Number(head.split(' ')[1]),
               headers: head.toLowerCase(),
               body: JSON.parse(body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1)),
@@ -292,6 +303,49 @@ describe('the standalone server', () => {
       // A 404 lists the endpoints of the plane the path is under: a control path, the control plane's.
       if (status === 404)
         expect(error.message).toContain(path.startsWith('/_sandbox') ? 'POST /_sandbox/reset' : 'GET /v1/calls')
+    })
+
+    it.each([
+      ['no Host on HTTP/1.1', 'GET /v1/me HTTP/1.1\r\n', 400, 'invalid_parameter', 'Host'],
+      ['no Host on HTTP/1.1, a path of no plane', 'GET /docs HTTP/1.1\r\n', 400, 'invalid_parameter', 'Host'],
+      [
+        'Expect: teapot',
+        'GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: teapot\r\n',
+        417,
+        'expectation_failed',
+        'Expect',
+      ],
+      [
+        'Expect: teapot on a POST',
+        'POST /v1/contacts HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: teapot\r\nContent-Type: application/json\r\nContent-Length: 2\r\n',
+        417,
+        'expectation_failed',
+        'Expect',
+      ],
+    ])('refuses a request with %s in the envelope, with its request id', async (_what, head, status, code, param) => {
+      const answer = await raw(
+        `${head}Authorization: Bearer sk_sandbox_all\r\nConnection: close\r\n\r\n${head.startsWith('POST') ? '{}' : ''}`,
+      )
+      expect(answer.status).toBe(status)
+      expect(answer.headers).toContain('content-type: application/json')
+      expect(answer.headers).toContain('access-control-allow-origin: *')
+      const { error, meta } = ErrorEnvelope.strict().parse(answer.body)
+      expect(error).toMatchObject({ code, param })
+      expect(answer.headers).toContain(`x-request-id: ${meta.request_id.toLowerCase()}`)
+    })
+
+    it('takes a request without a Host on HTTP/1.0, which needs none', async () => {
+      const answer = await raw('GET /v1/me HTTP/1.0\r\nAuthorization: Bearer sk_sandbox_all\r\n\r\n')
+      expect(answer.status).toBe(200)
+      expect(answer.body.data.organization_id).toBe(ORG_1)
+    })
+
+    it('still answers Expect: 100-continue, going on with the body', async () => {
+      const answer = await raw(
+        'POST /_sandbox/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      )
+      expect(answer.interim).toEqual([100])
+      expect(answer.status).toBe(200)
     })
 
     it('answers a request that is not valid HTTP with a JSON 400', async () => {

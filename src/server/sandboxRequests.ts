@@ -3,6 +3,7 @@ import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { isSandboxPath, reply } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
+import { ApiError } from '../schemas/ApiError.js'
 import { fetchExchange } from './fetchExchange.js'
 import {
   allowAnyOrigin,
@@ -35,6 +36,13 @@ export function sandboxRequests(
 ): RequestListener {
   const log = requestLog(options)
   return (request, response) => {
+    // HTTP itself, before any path: Node leaves these to the listener (see startServer), so they are in the envelope.
+    const refusal = refusedByHttp(request)
+    if (refusal) {
+      allowAnyOrigin(response)
+      if (log) logWhenFinished(request, response, log)
+      return sendReply(response, errorReply(sandbox, newRequestId(), refusal))
+    }
     const url = urlOf(request)
     if (
       !url ||
@@ -54,6 +62,24 @@ export function sandboxRequests(
         sendReply(response, errorReply(sandbox, newRequestId(), unexpected(error)))
       })
   }
+}
+
+/**
+ * What HTTP itself refuses, or undefined: an HTTP/1.1 request without a Host
+ * (RFC 9112, 3.2), an expectation other than `100-continue` (RFC 9110, 10.1.1).
+ */
+function refusedByHttp(request: IncomingMessage): ApiError | undefined {
+  if (request.headers.host === undefined && request.httpVersion === '1.1') {
+    return new ApiError('invalid_parameter', 'The request has no Host header, which HTTP/1.1 requires.', {
+      param: 'Host',
+    })
+  }
+  const expect = request.headers.expect
+  if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
+    const message = `The sandbox meets no expectation but 100-continue; got Expect: ${expect}.`
+    return new ApiError('expectation_failed', message, { param: 'Expect' })
+  }
+  return undefined
 }
 
 /** The request's URL, or undefined when its Host is no host (`exa[mple`, `a:99999`): the app answers that one. */

@@ -86,10 +86,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     sandbox.onChange(save)
     sandbox.sessions.onChange(save)
   }
-  const server = createServer(
-    { maxHeaderSize: MAX_HEADER_BYTES },
-    sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log }),
-  )
+  const listener = sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log })
+  // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
+  // listener, which refuses it in the contract's envelope.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, listener)
+  server.on('checkExpectation', listener)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnreadable(sandbox, error, socket))
   // Node hands CONNECT to this event, never to the app.
   server.on('connect', (request: IncomingMessage, socket: Duplex) =>
