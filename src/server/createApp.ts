@@ -1,30 +1,28 @@
 import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { ApiError } from '../schemas/ApiError.js'
-import { isSandboxPath, methodOutsideFetch, reply } from '../handlers/answer.js'
+import { isSandboxPath } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import { fetchExchange } from './fetchExchange.js'
 import {
   allowAnyOrigin,
   EXPOSED_HEADERS,
   logWhenFinished,
   type LogOptions,
-  OUTSIDE_FETCH,
   requestLog,
   sendReply,
 } from './httpAnswers.js'
-import { urlOf } from './sandboxRequests.js'
+import { answerSandboxRequest, urlOf } from './sandboxRequests.js'
 
 /** The request log's options; proxy mode is the sandbox's own (`createSandbox({ proxy })`), not the app's. */
 export type AppOptions = LogOptions
 
 /**
- * The standalone server: the sandbox's MSW handlers behind Express, with
- * CORS for browser apps on other origins, one log line per request, and
- * JSON errors for whatever the handlers do not answer.
+ * The standalone server as an Express app: the sandbox's requests answered
+ * by its dispatch, the reference at `/docs`, CORS for browser apps on other
+ * origins, one log line per request, and JSON errors for the rest.
  *
  * @example
  * createApp(createSandbox()).listen(4010)
@@ -48,21 +46,10 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   app.use('/docs', referencePages())
   app.use((request, response, next) => {
     if (!isSandboxPath(request.path, true)) return next()
-    if (OUTSIDE_FETCH.has(request.method))
-      return sendReply(response, methodOutsideFetch(sandbox, request.method, request.path))
-    // A Host such as `exa[mple` or `a:99999` makes no URL, so no Fetch request.
-    const url = urlOf(request)
-    if (!url) {
-      const error = new ApiError('invalid_parameter', `The Host header (${request.get('host')}) is not a host name.`, {
-        param: 'Host',
-      })
-      return sendReply(response, errorReply(sandbox, newRequestId(), error))
-    }
-    // @note The sandbox's dispatch, the function its msw handler calls: a server has no fetch to intercept.
-    // node:http over msw's getResponse with one trivial handler serves 2,821 req/s, the CLI 4,477 (npm run bench).
-    fetchExchange(request, response, url, (fetchRequest) =>
-      reply(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy),
-    ).then((answered) => answered || next(), next)
+    answerSandboxRequest(sandbox, request, response, urlOf(request), request.path).then(
+      (answered) => answered || next(),
+      next,
+    )
   })
   app.use((request, response) => {
     const error = new ApiError(
