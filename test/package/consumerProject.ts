@@ -49,7 +49,14 @@ export async function consumerProject(
       return await promisify(execFile)(command, args, {
         cwd: folder,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, PATH, NO_COLOR: '1', FORCE_COLOR: '0' },
+        // Node 22.1+ keeps a compile cache (vitest turns it on): in the project, removed with it, not in <tmp>.
+        env: {
+          ...process.env,
+          PATH,
+          NO_COLOR: '1',
+          FORCE_COLOR: '0',
+          NODE_COMPILE_CACHE: join(folder, '.node-compile-cache'),
+        },
       })
     } catch (error) {
       const failure = error as { stdout?: string; stderr?: string; message: string }
