@@ -34,7 +34,7 @@ export async function fetchExchange(
 }
 
 /** A Node request as a Fetch `Request`: its headers as sent, its body a web stream (none for GET and HEAD). */
-export function fetchRequestOf(request: IncomingMessage, url: URL): Request {
+function fetchRequestOf(request: IncomingMessage, url: URL): Request {
   const withBody = request.method !== 'GET' && request.method !== 'HEAD'
   return new Request(url, {
     method: request.method,

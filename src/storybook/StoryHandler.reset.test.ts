@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw'
 import { setupServer, type SetupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { onUnhandled } from '../../test/support/onUnhandled.js'
+import { settledWithin } from '../../test/support/settledWithin.js'
 import { StoryHandler } from './StoryHandler.js'
 
 const API = 'https://api.call-sandbox.test'
@@ -53,14 +54,7 @@ describe.each([
   it('ends a held request as a network error', async () => {
     show(server, new StoryHandler({ state: 'loading' }))
     const pending = fetch(`${API}/v1/calls`, { headers: HEADERS })
-    const outcome = Promise.race([
-      pending.then(
-        () => 'answered',
-        () => 'failed',
-      ),
-      new Promise((resolve) => setTimeout(resolve, 300, 'still pending')),
-    ])
-    expect(await outcome).toBe('still pending')
+    expect(await settledWithin(pending, 300)).toBe('still pending')
     reset(server)
     await expect(pending).rejects.toThrow(TypeError)
   })

@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { onUnhandled } from '../../test/support/onUnhandled.js'
+import { settledWithin } from '../../test/support/settledWithin.js'
 import { answer, createSandbox } from '../index.js'
 import { sandboxParameters, type SandboxParameters } from './sandboxParameters.js'
 import { STORY_NOW } from './storySandbox.js'
@@ -92,14 +93,7 @@ describe('sandboxParameters', () => {
   it('holds a loading request until the next story, then ends it as a network error', async () => {
     showStory(sandboxParameters({ state: 'loading' }))
     const pending = fetch(`${API}/v1/calls`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
-    const outcome = Promise.race([
-      pending.then(
-        () => 'answered',
-        () => 'failed',
-      ),
-      new Promise((resolve) => setTimeout(resolve, 300, 'still pending')),
-    ])
-    expect(await outcome).toBe('still pending')
+    expect(await settledWithin(pending, 300)).toBe('still pending')
 
     showStory(sandboxParameters())
     await expect(pending).rejects.toThrow(TypeError)
