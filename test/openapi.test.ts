@@ -1,7 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { controlRoutes } from '../src/control/controlRoutes.js'
-import { sessionRoutes } from '../src/control/answerSessions.js'
+import { sessionRoutes } from '../src/control/sessionRoutes.js'
 import { FORCEABLE_STATUSES } from '../src/http/prefer.js'
 import { routes } from '../src/http/routes.js'
 import { createSandbox, type Sandbox } from '../src/index.js'
@@ -97,7 +97,7 @@ for (const { setup, adminToken } of SETUPS) {
         const operation = document.paths[templateOf(route.path)]?.[route.method.toLowerCase()]
         expect(operation, `${route.method} ${route.path}`).toBeDefined()
         expect(operation.security, `${route.method} ${route.path}`).toEqual([
-          { bearerAuth: route.scope === null ? [] : [route.scope] },
+          { bearerAuth: route.requires.scope === null ? [] : [route.requires.scope] },
         ])
         expect(operation.tags).not.toContain('Sandbox control')
       }

@@ -13,6 +13,8 @@ import {
   KeyUsage,
   parseInstant,
   CallWithMessages,
+  NoPath,
+  NoQuery,
   RecordEnvelope,
   ResetRequest,
   ScenarioInfo,
@@ -21,10 +23,8 @@ import {
 } from '../schemas/index.js'
 import { scenarios, SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { routes } from '../http/routes.js'
+import { defineEndpoint, type Endpoint } from '../http/Endpoint.js'
 import { noDrift } from '../proxy/Drift.js'
-import { defineControlRoute, type ControlRoute } from './ControlRoute.js'
-
-const NoQuery = z.object({})
 
 /**
  * A simulated call's organization and reason must exist: what the schema
@@ -57,36 +57,42 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
 }
 
 /** The control plane, under `/_sandbox/`: what a test or a developer does to the sandbox itself. */
-export const controlRoutes: readonly ControlRoute[] = [
-  defineControlRoute({
+export const controlRoutes: readonly Endpoint[] = [
+  defineEndpoint({
     method: 'GET',
     path: '/_sandbox/health',
+    requires: 'admin token',
     summary: 'Health of the sandbox',
     description: 'Whether the sandbox is up, with its seed, scenario, clock and record counts.',
+    pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(Health),
     answer: ({ sandbox }) => ({ body: { data: sandbox.health() } }),
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'POST',
     path: '/_sandbox/reset',
+    requires: 'admin token',
     summary: 'Reset to the seeded world',
     description:
       'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report, the rate limits and, in proxy mode, the drift report. `{"scenario": "empty"}` seeds that scenario instead.',
+    pathParams: NoPath,
     query: NoQuery,
     body: ResetRequest,
     response: RecordEnvelope(Health),
     answer: async ({ sandbox, body, proxy }) => {
       await sandbox.reset(body)
       proxy?.clear()
-      return { body: { data: sandbox.health() } }
+      return { body: { data: sandbox.health() }, asOf: sandbox.clock.now() }
     },
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/_sandbox/requests',
+    requires: 'admin token',
     summary: 'The request journal',
     description: `The newest API requests and their answers, newest first (at most the journal's size, 1,000 by default). Requests to /_sandbox/ and /openapi.json are not in it.`,
+    pathParams: NoPath,
     query: z.object({
       limit: z
         .string()
@@ -98,32 +104,38 @@ export const controlRoutes: readonly ControlRoute[] = [
     response: RecordEnvelope(z.array(JournalEntry)),
     answer: ({ sandbox, query }) => ({ body: { data: sandbox.journal.entries(query.limit) } }),
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/_sandbox/drift',
+    requires: 'admin token',
     summary: 'How the upstream differs from the contract (proxy mode)',
     description:
       "With --proxy: per endpoint and rule, how many of the upstream's answers broke what the contract promises, with the first examples (field, expected, got, and the upstream's request id), to paste into a ticket for the vendor. Since the proxy started or the last reset. Without a proxy: empty, with upstream null.",
+    pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(DriftReport),
     answer: ({ proxy }) => ({ body: { data: proxy?.drift.report() ?? noDrift() } }),
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/_sandbox/usage',
+    requires: 'admin token',
     summary: 'Usage report per key',
     description:
       'Per key since the last reset: the endpoints, parameters and statuses it used, the endpoints it never touched, and the scopes it needed: the least-privilege set for the integration.',
+    pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.array(KeyUsage)),
     answer: ({ sandbox }) => ({ body: { data: sandbox.usage.report(routes) } }),
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'POST',
     path: '/_sandbox/calls',
+    requires: 'admin token',
     summary: 'Simulate an inbound call',
     description:
       'A caller rings: the call is told from the fixtures and stored, the contact made or updated, and a lead or an appointment follows when the conversation brings one. `{}` is a random caller of the first organization with a completed call; `in-progress` and `forwarding` calls end when the clock reaches their end.',
+    pathParams: NoPath,
     query: NoQuery,
     body: SimulateCallRequest,
     checkBody: simulatedCallProblems,
@@ -138,21 +150,25 @@ export const controlRoutes: readonly ControlRoute[] = [
       }
     },
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/_sandbox/clock',
+    requires: 'admin token',
     summary: 'Read the clock',
     description: 'The sandbox time: new records and meta.timestamp read it, and live calls end by it.',
+    pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(ClockState),
     answer: ({ sandbox }) => ({ body: { data: sandbox.clockState() } }),
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'POST',
     path: '/_sandbox/clock',
+    requires: 'admin token',
     summary: 'Set or move the clock',
     description:
       '`{"now": "2026-11-21T09:00:00Z"}` sets it; `{"advance_seconds": 900}` moves it on (negative: back). Live calls whose end has come end.',
+    pathParams: NoPath,
     query: NoQuery,
     body: ClockRequest,
     response: RecordEnvelope(ClockState),
@@ -168,14 +184,16 @@ export const controlRoutes: readonly ControlRoute[] = [
       }
       sandbox.clock.set(target)
       await sandbox.settle()
-      return { body: { data: sandbox.clockState() } }
+      return { body: { data: sandbox.clockState() }, asOf: sandbox.clock.now() }
     },
   }),
-  defineControlRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/_sandbox/scenarios',
+    requires: 'admin token',
     summary: 'The scenarios',
     description: 'The named worlds `POST /_sandbox/reset` can seed, and which one is in use.',
+    pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.array(ScenarioInfo)),
     answer: ({ sandbox }) => ({

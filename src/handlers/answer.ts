@@ -1,46 +1,20 @@
-import { answerControl } from '../control/answerControl.js'
-import { answerSessions, isSessionsPath, SESSION_PREFIX, sessionRoutes } from '../control/answerSessions.js'
-import { controlRoutes } from '../control/controlRoutes.js'
-import { isControlPath } from '../control/paths.js'
-import { matchRoute, type Matchable } from '../http/matchRoute.js'
-import { answerApi, isApiPath } from '../http/pipeline.js'
+import { CONTROL, SESSIONS } from '../control/controlPlane.js'
+import { API } from '../http/apiPlane.js'
+import type { RequestContext } from '../http/Endpoint.js'
+import { matchRoute } from '../http/matchRoute.js'
+import { isSessionPath, isSessionsPath, SESSION_PREFIX } from '../http/paths.js'
+import { type Plane, runEndpoint } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
-import { errorReply, failedReply, toApiError, toResponse, type Reply } from '../http/respond.js'
-import { routes } from '../http/routes.js'
-import { answerDocument, DOCUMENT_ROUTE } from '../openapi/answerDocument.js'
-import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
+import { errorReply, failedReply, type Reply, toApiError, toResponse } from '../http/respond.js'
+import { DOCUMENT } from '../openapi/documentPlane.js'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 
-/** One part of what the sandbox answers: the paths it owns, its routes, and how it answers. */
-interface Plane {
-  owns(path: string): boolean
-  routes: readonly Matchable[]
-  /**
-   * `root` is the session's root path (`/sessions/{name}`), or '' for the bare root; `proxy`, in proxy mode, the proxy
-   * at that root.
-   */
-  answer(
-    sandbox: Sandbox,
-    request: Request,
-    path: string,
-    url: URL,
-    root: string,
-    proxy?: UpstreamProxy,
-  ): Promise<Reply>
-}
-
-const API_PLANE: Plane = { owns: isApiPath, routes, answer: answerApi }
-
-/** What the sandbox answers below its base URL: the API, its control plane, and the OpenAPI document. */
-const PLANES: readonly Plane[] = [
-  API_PLANE,
-  { owns: isControlPath, routes: controlRoutes, answer: answerControl },
-  { owns: (path) => path === DOCUMENT_PATH, routes: [DOCUMENT_ROUTE], answer: answerDocument },
-]
+/** What the sandbox answers below a root: the API, its control plane, and the OpenAPI document. */
+const PLANES: readonly Plane[] = [API, CONTROL, DOCUMENT]
 
 /**
  * Answers one request to the sandbox. Below its base URL:
@@ -78,39 +52,46 @@ export async function reply(
   sessions?: Sessions,
   proxy?: UpstreamProxy,
 ): Promise<Reply | undefined> {
+  const started = performance.now()
   const url = new URL(request.url)
   const path = pathBelowBase(sandbox, url)
   if (path === undefined) return undefined
+  const contextOf = (world: Sandbox, below: string, root: string): RequestContext => ({
+    sandbox: world,
+    request,
+    url,
+    path: below,
+    root,
+    requestId: newRequestId(),
+    started,
+  })
 
   // A session's root: its name, then a path of its own planes. A bad name or an unknown path makes no session.
   if (sessions && isSessionPath(path)) {
     const { name, rest } = splitSessionPath(path)
     if (!Sessions.isName(name)) return refuse(sandbox, request, badSessionName(name))
     const plane = planeOf(rest)
-    if (!plane)
-      return refuse(
-        sandbox,
-        request,
-        new ApiError(
-          'not_found',
-          `No endpoint at ${path}. A session's API is under ${SESSION_PREFIX}/${name}/v1/, its controls under ${SESSION_PREFIX}/${name}/_sandbox/.`,
-        ),
-      )
+    if (!plane) {
+      const at = `${SESSION_PREFIX}/${name}`
+      const message = `No endpoint at ${path}. A session's API is under ${at}/v1/, its controls under ${at}/_sandbox/.`
+      return refuse(sandbox, request, new ApiError('not_found', message))
+    }
     const root = `${SESSION_PREFIX}/${name}`
-    const answered = await sessions.use(name, (world) => plane.answer(world, request, rest, url, root))
+    const answered = await sessions.use(name, (world) => runEndpoint(plane, contextOf(world, rest, root)))
     return underRoot(answered, root)
   }
 
-  // The sessions themselves, at the root only.
-  if (sessions && isSessionsPath(path)) return answerSessions(sessions, request, path, url)
+  // The sessions themselves, at the bare root only.
+  if (sessions && isSessionsPath(path))
+    return runEndpoint(SESSIONS, { ...contextOf(sessions.base, path, ''), sessions })
 
   const plane = planeOf(path)
   if (!plane) return undefined
-  // In proxy mode, the bare root's API is the upstream's.
+  // In proxy mode the bare root's API is the upstream's: the one fast path, decided here and nowhere else.
   const answerAtRoot = (world: Sandbox) =>
-    proxy && plane === API_PLANE
+    proxy && plane === API
       ? proxy.answer(world, request, path, url)
-      : plane.answer(world, request, path, url, '', proxy)
+      : runEndpoint(plane, { ...contextOf(world, path, ''), proxy })
   return sessions ? sessions.use(DEFAULT_SESSION, answerAtRoot) : answerAtRoot(sandbox)
 }
 
@@ -150,19 +131,15 @@ export function methodOutsideFetch(sandbox: Sandbox, method: string, path: strin
       // A session's path: its own planes (a session has no /_sandbox/sessions).
       const { name, rest } = splitSessionPath(path)
       if (!Sessions.isName(name)) throw badSessionName(name)
-      matchRoute(planeOf(rest)?.routes ?? routes, method, rest)
+      matchRoute((planeOf(rest) ?? API).endpoints, method, rest)
     } else {
-      matchRoute(isSessionsPath(path) ? sessionRoutes : (planeOf(path)?.routes ?? routes), method, path)
+      matchRoute((isSessionsPath(path) ? SESSIONS : (planeOf(path) ?? API)).endpoints, method, path)
     }
   } catch (error) {
     return errorReply(sandbox, newRequestId(), toApiError(error))
   }
   // No route takes these methods, so the route check always throws above.
   throw new Error(`A route takes ${method}, which fetch cannot carry.`)
-}
-
-function isSessionPath(path: string): boolean {
-  return path === SESSION_PREFIX || path.startsWith(`${SESSION_PREFIX}/`)
 }
 
 /** `/sessions/ci-1/v1/me` → `ci-1` and `/v1/me`; the name still percent-encoded, as sent. */

@@ -1,9 +1,8 @@
 import { MAX_LATENCY_MS } from '../sandbox/latency.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import type { Route } from './Route.js'
-import { routes } from './routes.js'
 import { thousands } from '../schemas/thousands.js'
+import { type ApiEndpoint, type Endpoint, scopeOf, successStatusOf } from './Endpoint.js'
 
 /** What a request asked for with `Prefer` (RFC 7240), and how to say it was applied. */
 export interface Preferences {
@@ -26,7 +25,7 @@ export const FORCEABLE_STATUSES = [400, 401, 403, 404, 405, 409, 413, 415, 422, 
  * @example
  * parsePrefer('code=503, delay=1500', route) // { code: 503, delay: 1500, applied: ['code=503', 'delay=1500'] }
  */
-export function parsePrefer(header: string | null, route: Route): Preferences {
+export function parsePrefer(header: string | null, route: ApiEndpoint): Preferences {
   const preferences: Preferences = { applied: [] }
   if (header === null) return preferences
   for (const part of header.split(',')) {
@@ -58,16 +57,6 @@ export function parsePrefer(header: string | null, route: Route): Preferences {
   return preferences
 }
 
-/**
- * The status a route answers with when all goes well.
- *
- * @example
- * successStatusOf(createContactRoute) // 201
- */
-export function successStatusOf(route: { status?: number }): number {
-  return route.status ?? 200
-}
-
 function preferProblem(message: string): ApiError {
   return new ApiError('invalid_parameter', message, { param: 'Prefer' })
 }
@@ -77,11 +66,16 @@ function preferProblem(message: string): ApiError {
  * `Prefer: code=` and for the simulated failures of `errorRate`.
  *
  * @example
- * forcedError(503, { sandbox, route, apiKey }).status // 503
+ * forcedError(503, { sandbox, route, apiKey, endpoints: routes }).status // 503
  */
 export function forcedError(
   status: number,
-  { sandbox, route, apiKey }: { sandbox: Sandbox; route: Route; apiKey: ApiKey },
+  {
+    sandbox,
+    route,
+    apiKey,
+    endpoints,
+  }: { sandbox: Sandbox; route: ApiEndpoint; apiKey: ApiKey; endpoints: readonly Endpoint[] },
 ): ApiError {
   const asked = `The sandbox answers ${status} because it was asked to (Prefer: code=${status}, or a simulated failure).`
   switch (status) {
@@ -91,13 +85,13 @@ export function forcedError(
       return new ApiError('unauthorized', asked)
     case 403:
       return new ApiError('insufficient_scope', asked, {
-        details: { required_scope: route.scope, key_scopes: [...apiKey.scopes] },
+        details: { required_scope: scopeOf(route), key_scopes: [...apiKey.scopes] },
       })
     case 404:
       return new ApiError('not_found', asked)
     case 405: {
       // Allow lists every method the path takes, as a real 405 of it does.
-      const allowed = routes.filter(({ path }) => path === route.path).map(({ method }) => method)
+      const allowed = endpoints.filter(({ path }) => path === route.path).map(({ method }) => method)
       return new ApiError('method_not_allowed', asked, { headers: { Allow: allowed.join(', ') } })
     }
     case 409: {

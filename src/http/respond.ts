@@ -1,6 +1,8 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { ContactExistsError, SessionExistsError } from '../schemas/domainErrors.js'
 import { finishReading } from './body.js'
+import { SESSION_PREFIX } from './paths.js'
 import { bodyBytes } from './RawJson.js'
 
 /**
@@ -46,6 +48,22 @@ export function respond(
   at: number = sandbox.clock.now(),
 ): Reply {
   const meta = { request_id: requestId, timestamp: new Date(at).toISOString() }
+  return jsonReply(requestId, status, { ...body, meta }, headers)
+}
+
+/**
+ * A JSON answer as it is, with the headers every answer carries: `respond`
+ * without `meta`, for a body that is no envelope (the OpenAPI document).
+ *
+ * @example
+ * jsonReply(requestId, 200, openApiDocument(sandbox))
+ */
+export function jsonReply(
+  requestId: string,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Reply {
   return {
     status,
     headers: new Headers({
@@ -54,7 +72,7 @@ export function respond(
       'Cache-Control': 'no-store',
       ...headers,
     }),
-    body: bodyBytes({ ...body, meta }),
+    body: bodyBytes(body),
   }
 }
 
@@ -101,9 +119,22 @@ export async function failedReply(
   return errorReply(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
 }
 
-/** An `ApiError` as it is, anything else as a logged 500. */
+/**
+ * The contract's error for anything thrown while answering: an `ApiError` as
+ * it is, a domain error as its status and code, anything else as a logged 500.
+ */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
+  if (error instanceof ContactExistsError) {
+    return new ApiError('contact_exists', error.message, { details: { contact_id: error.contactId } })
+  }
+  if (error instanceof SessionExistsError) {
+    return new ApiError(
+      'session_exists',
+      `${error.message} Use it at ${SESSION_PREFIX}/${error.session}/, or pick another name.`,
+      { details: { session: error.session } },
+    )
+  }
   console.error('[call-sandbox] unexpected error while answering a request:', error)
   return unexpected(error)
 }

@@ -26,18 +26,16 @@ import {
   type Scope,
 } from '../schemas/index.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { parseBody } from '../schemas/parseBody.js'
-import { readJsonObject } from './body.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from './resources.js'
 import { jsonOf } from './RawJson.js'
-import { defineRoute, type Route } from './Route.js'
+import { type ApiEndpoint, defineEndpoint } from './Endpoint.js'
 
 /** The API's endpoints, in the order of the spec. */
-export const routes: readonly Route[] = [
+export const routes: readonly ApiEndpoint[] = [
   listRoute({
     kind: 'calls',
-    scope: 'calls:read',
+    requires: { scope: 'calls:read' },
     summary: 'List calls',
     query: ListCallsQuery,
     resource: Call,
@@ -45,59 +43,58 @@ export const routes: readonly Route[] = [
     toResource: (call, sandbox) =>
       call.ended_at === null ? toCall(call, sandbox.clock.now()) : jsonOf(call, () => toCall(call, 0)),
   }),
-  defineRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/v1/calls/:call_id',
-    scope: 'calls:read',
+    requires: { scope: 'calls:read' },
     summary: 'Get a call with its messages',
     pathParams: CallPath,
     query: NoQuery,
     response: RecordEnvelope(CallWithMessages),
-    answer: ({ sandbox, apiKey, path }) => {
-      const call = ownRecord(sandbox, apiKey, 'calls', path.call_id)
+    answer: ({ sandbox, apiKey, params }) => {
+      const call = ownRecord(sandbox, apiKey, 'calls', params.call_id)
       return { body: { data: toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()) } }
     },
   }),
   listRoute({
     kind: 'contacts',
-    scope: 'contacts:read',
+    requires: { scope: 'contacts:read' },
     summary: 'List contacts',
     query: ListContactsQuery,
     resource: Contact,
     toResource: (contact) => jsonOf(contact, () => toContact(contact)),
   }),
-  defineRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/v1/contacts/:contact_id',
-    scope: 'contacts:read',
+    requires: { scope: 'contacts:read' },
     summary: 'Get a contact',
     pathParams: ContactPath,
     query: NoQuery,
     response: RecordEnvelope(Contact),
-    answer: ({ sandbox, apiKey, path }) => ({
-      body: { data: toContact(ownRecord(sandbox, apiKey, 'contacts', path.contact_id)) },
+    answer: ({ sandbox, apiKey, params }) => ({
+      body: { data: toContact(ownRecord(sandbox, apiKey, 'contacts', params.contact_id)) },
     }),
   }),
-  defineRoute({
+  defineEndpoint({
     method: 'POST',
     path: '/v1/contacts',
-    scope: 'contacts:write',
+    requires: { scope: 'contacts:write' },
     summary: 'Create a contact',
     pathParams: NoPath,
     query: NoQuery,
     body: CreateContactRequest,
     status: 201,
     response: RecordEnvelope(Contact),
-    answer: async ({ sandbox, apiKey, request }) => {
-      // Checked here first: organization_id is no field of the body, but the key's organization.
-      const fields = parseBody(CreateContactRequest, await readJsonObject(request))
-      const contact = await sandbox.addContact({ ...fields, organization_id: apiKey.organization.organization_id })
+    answer: async ({ sandbox, apiKey, body }) => {
+      // organization_id is no field of the body, but the key's organization.
+      const contact = await sandbox.addContact({ ...body, organization_id: apiKey.organization.organization_id })
       return { status: 201, body: { data: toContact(contact) }, headers: { Location: `/v1/contacts/${contact.id}` } }
     },
   }),
   listRoute({
     kind: 'leads',
-    scope: 'leads:read',
+    requires: { scope: 'leads:read' },
     summary: 'List leads',
     query: ListLeadsQuery,
     resource: Lead,
@@ -105,16 +102,16 @@ export const routes: readonly Route[] = [
   }),
   listRoute({
     kind: 'appointments',
-    scope: 'appointments:read',
+    requires: { scope: 'appointments:read' },
     summary: 'List appointments',
     query: ListAppointmentsQuery,
     resource: Appointment,
     toResource: (appointment) => jsonOf(appointment, () => toAppointment(appointment)),
   }),
-  defineRoute({
+  defineEndpoint({
     method: 'GET',
     path: '/v1/me',
-    scope: null,
+    requires: { scope: null },
     summary: 'Get the organization of the key, and its scopes',
     pathParams: NoPath,
     query: NoQuery,
@@ -125,7 +122,7 @@ export const routes: readonly Route[] = [
 
 interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
   kind: K
-  scope: Scope
+  requires: { scope: Scope }
   summary: string
   query: Q
   /** The schema of one listed record. */
@@ -138,13 +135,13 @@ interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
  * A list endpoint: newest first, `since`, `limit`, and a keyset cursor bound
  * to the endpoint, the key and the filters.
  */
-function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteDefinition<K, Q>): Route {
-  const { kind, scope, summary, query, resource, toResource } = definition
+function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteDefinition<K, Q>): ApiEndpoint {
+  const { kind, requires, summary, query, resource, toResource } = definition
   const filterFields = Object.entries(LIST_FILTERS[kind]) as Array<[string, { field: string }]>
-  return defineRoute({
+  return defineEndpoint({
     method: 'GET',
     path: `/v1/${kind}`,
-    scope,
+    requires,
     summary,
     pathParams: NoPath,
     query,

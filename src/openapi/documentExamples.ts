@@ -3,7 +3,9 @@ import { matchRoute } from '../http/matchRoute.js'
 import { parseQuery } from '../http/parameters.js'
 import { type FORCEABLE_STATUSES, forcedError } from '../http/prefer.js'
 import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from '../http/resources.js'
-import type { Route } from '../http/Route.js'
+import { type ApiEndpoint, scopeOf } from '../http/Endpoint.js'
+import { toApiError } from '../http/respond.js'
+import { ContactExistsError } from '../schemas/domainErrors.js'
 import { routes } from '../http/routes.js'
 import { KeyRing, type ApiKey } from '../sandbox/KeyRing.js'
 import { resolveOptions } from '../sandbox/options.js'
@@ -114,9 +116,9 @@ function errorExamples(
     routeAt('GET', '/v1/leads'),
     routeAt('POST', '/v1/contacts'),
   ]
-  const forced = (status: ForceableStatus, route: Route, apiKey = key) => ({
+  const forced = (status: ForceableStatus, route: ApiEndpoint, apiKey = key) => ({
     request: `\`${route.method} ${route.path}\` with ${apiKey === key ? '' : `the key \`${apiKey.key}\` and `}\`Prefer: code=${status}\``,
-    error: forcedError(status, { sandbox, route, apiKey }),
+    error: forcedError(status, { sandbox, route, apiKey, endpoints: routes }),
   })
   const answered = (request: string, answer: () => unknown) => ({ request, error: thrownBy(answer) })
   const badContact = { phone: '4155550123', email: 'dana(at)example.com' }
@@ -126,17 +128,15 @@ function errorExamples(
     403: forced(
       403,
       listLeads,
-      keys.find(({ scopes }) => !scopes.includes(listLeads.scope!)),
+      keys.find(({ scopes }) => !scopes.includes(scopeOf(listLeads)!)),
     ),
     404: answered('`GET /v1/call`', () => matchRoute(routes, 'GET', '/v1/call')),
     405: answered('`DELETE /v1/calls`', () => matchRoute(routes, 'DELETE', '/v1/calls')),
     // A phone taken is found in a write (Factories.addContact), which a document built at once cannot wait for:
-    // its message is written out here, and a test holds it to the sandbox's answer.
+    // the write's error is made here, and mapped as every answer maps it.
     409: {
       request: `\`POST /v1/contacts\` with \`${JSON.stringify({ phone: contact.phone })}\``,
-      error: new ApiError('contact_exists', `A contact with phone ${contact.phone} already exists (${contact.id}).`, {
-        details: { contact_id: contact.id },
-      }),
+      error: toApiError(new ContactExistsError(contact.phone, contact.id)),
     },
     413: forced(413, createContact),
     415: forced(415, createContact),

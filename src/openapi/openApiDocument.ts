@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import type { ControlRoute } from '../control/ControlRoute.js'
-import { sessionRoutes, SESSION_PREFIX, type SessionRoute } from '../control/answerSessions.js'
 import { controlRoutes } from '../control/controlRoutes.js'
-import { FORCEABLE_STATUSES, successStatusOf } from '../http/prefer.js'
-import type { Route } from '../http/Route.js'
+import { sessionRoutes } from '../control/sessionRoutes.js'
+import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
+import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
+import { FORCEABLE_STATUSES } from '../http/prefer.js'
 import { routes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import {
@@ -91,9 +91,6 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
 
-/** Where the document is served, below the sandbox's base URL. */
-export const DOCUMENT_PATH = '/openapi.json'
-
 /**
  * Documents by what they say of a sandbox (its keys, whether it has an admin token): every session of a server shares
  * one.
@@ -173,7 +170,7 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       operationId: operationId(route.method, route.path),
       summary: route.summary,
       tags: [tagOf(route.path)],
-      security: [{ bearerAuth: route.scope ? [route.scope] : [] }],
+      security: [{ bearerAuth: scopeOf(route) ? [scopeOf(route)] : [] }],
       parameters: [
         ...parameters(route.pathParams, 'path', toSchema),
         ...parameters(route.query, 'query', toSchema),
@@ -190,24 +187,21 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       },
     })
   }
-  for (const route of [...controlRoutes, ...sessionRoutes] as Array<ControlRoute | SessionRoute>) {
+  for (const route of [...controlRoutes, ...sessionRoutes]) {
     operation(route.path, route.method, {
       operationId: operationId(route.method, route.path),
       summary: route.summary,
       description: route.description,
       tags: ['Sandbox control'],
       security: sandbox.options.adminToken === undefined ? [] : [{ adminToken: [] }],
-      parameters: [
-        ...('pathParams' in route ? parameters(route.pathParams, 'path', toSchema) : []),
-        ...parameters(route.query, 'query', toSchema),
-      ],
+      parameters: [...parameters(route.pathParams, 'path', toSchema), ...parameters(route.query, 'query', toSchema)],
       ...(route.body && {
         requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } },
       }),
       responses: {
         [successStatusOf(route)]: success(route, successStatusOf(route), toSchema, {}),
         ...Object.fromEntries(
-          [...CONTROL_ERRORS, ...(('errors' in route && route.errors) || [])].map((status) => [
+          [...CONTROL_ERRORS, ...(route.errors ?? [])].map((status) => [
             status,
             { $ref: `#/components/responses/Error${status}` },
           ]),
@@ -356,12 +350,7 @@ function nullableAsType(_key: string, value: unknown): unknown {
   }
 }
 
-function success(
-  route: Route | ControlRoute | SessionRoute,
-  status: number,
-  toSchema: ToSchema,
-  headers: Record<string, unknown>,
-) {
+function success(route: Endpoint, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {
   return {
     description: route.summary,
     headers: { ...requestIdHeader, ...(status === 201 && locationHeader), ...headers },

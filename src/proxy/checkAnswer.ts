@@ -1,5 +1,5 @@
 import { compare, positionOf, type KeysetPosition } from '../data/KeysetIndex.js'
-import type { Route } from '../http/Route.js'
+import type { ApiEndpoint as Route } from '../http/Endpoint.js'
 import { ApiError } from '../schemas/ApiError.js'
 import {
   CallWithMessages,

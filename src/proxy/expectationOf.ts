@@ -2,8 +2,8 @@ import { bearerToken } from '../http/bearerToken.js'
 import { readJsonObject } from '../http/body.js'
 import { matchRoute } from '../http/matchRoute.js'
 import { parseQuery, parseValues } from '../http/parameters.js'
-import { successStatusOf } from '../http/prefer.js'
-import type { Route } from '../http/Route.js'
+import { successStatusOf } from '../http/Endpoint.js'
+import type { ApiEndpoint as Route } from '../http/Endpoint.js'
 import { routes } from '../http/routes.js'
 import { ApiError } from '../schemas/ApiError.js'
 import type { Scope } from '../schemas/index.js'
@@ -64,13 +64,14 @@ export async function expectationOf(
   const unknowable = [401]
 
   // The scope: certain once GET /v1/me told the key's scopes.
-  if (route.scope !== null) {
+  const { scope } = route.requires
+  if (scope !== null) {
     if (scopes === undefined) unknowable.push(403)
-    else if (!scopes.includes(route.scope)) {
+    else if (!scopes.includes(scope)) {
       return {
         route,
         statuses: [403, 401],
-        because: `the key lacks ${route.scope} (its scopes, as GET /v1/me said: ${scopes.join(', ') || 'none'})`,
+        because: `the key lacks ${scope} (its scopes, as GET /v1/me said: ${scopes.join(', ') || 'none'})`,
         wellFormed: false,
       }
     }

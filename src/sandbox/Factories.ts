@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import { ApiError } from '../schemas/ApiError.js'
+import { ContactExistsError } from '../schemas/domainErrors.js'
 import { CallStatus, CreateContactRequest, E164_PATTERN, LIVE_CALL_STATUSES, parseInstant } from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
 import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../schemas/stored.js'
@@ -52,8 +52,8 @@ export class Factories {
   ) {}
 
   /**
-   * A contact, with the checks and errors of `POST /v1/contacts`: 422 for a bad field, 409 `contact_exists` for a phone
-   * taken.
+   * A contact, with the checks and errors of `POST /v1/contacts`: 422 for a bad field, a `ContactExistsError` for a
+   * phone taken.
    */
   async addContact(input: CreateContactRequest & { organization_id?: string }): Promise<StoredContact> {
     const { organization_id, ...fields } = input
@@ -62,9 +62,7 @@ export class Factories {
     return this.queue.write(async ({ db, faker }) => {
       const existing = db.contactByPhone(organizationId, body.phone)
       if (existing) {
-        throw new ApiError('contact_exists', `A contact with phone ${body.phone} already exists (${existing.id}).`, {
-          details: { contact_id: existing.id },
-        })
+        throw new ContactExistsError(body.phone, existing.id)
       }
       const now = this.clock.iso()
       return db.insert('contacts', {

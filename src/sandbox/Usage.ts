@@ -1,11 +1,12 @@
 import type { EndpointUsage, KeyUsage, Scope } from '../schemas/index.js'
 
 /** What a request is counted under in the usage report: the endpoint that was matched. */
+/** What the report needs of an API endpoint. */
 export interface Endpoint {
   method: string
-  /** The route's path, such as `/v1/calls/:call_id`. */
+  /** The endpoint's path, such as `/v1/calls/:call_id`. */
   path: string
-  scope: Scope | null
+  requires: { scope: Scope | null }
 }
 
 interface KeyInfo {
@@ -61,7 +62,7 @@ export class Usage {
 
   /** One entry per key that made a request, in the order of `endpoints` for what it never called. */
   report(endpoints: readonly Endpoint[]): KeyUsage[] {
-    const scopeOf = new Map(endpoints.map((endpoint) => [`${endpoint.method} ${endpoint.path}`, endpoint.scope]))
+    const scopeOf = new Map(endpoints.map(({ method, path, requires }) => [`${method} ${path}`, requires.scope]))
     return [...this.#byKey.values()].map(({ info, requests, endpoints: used }) => {
       const needed = new Set<Scope>()
       for (const id of used.keys()) {

@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DOCUMENT_PATH } from '../openapi/openApiDocument.js'
+import { DOCUMENT_PATH } from '../http/paths.js'
 
 const PAGE = `<!doctype html>
 <html lang="en">

@@ -1,5 +1,6 @@
 import { resolveOptions, type SandboxOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
+import { SessionExistsError } from '../schemas/domainErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf, worldOfOptions, type Snapshot } from '../sandbox/snapshot.js'
 import {
@@ -290,13 +291,6 @@ export class Sessions {
       requests: session.requests,
       in_memory: world !== undefined,
     }
-  }
-}
-
-/** A session of that name exists already (409 `session_exists`). */
-export class SessionExistsError extends Error {
-  constructor(readonly session: string) {
-    super(`A session named ${session} exists already.`)
   }
 }
 

@@ -1,6 +1,6 @@
 import { HttpHandler, HttpResponse } from 'msw'
 import { answer, sandboxPath } from '../handlers/answer.js'
-import { isApiPath } from '../http/pipeline.js'
+import { isApiPath } from '../http/paths.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Scope } from '../schemas/index.js'

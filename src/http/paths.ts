@@ -1,0 +1,48 @@
+/** Where the control plane lives, below a root. */
+export const CONTROL_PREFIX = '/_sandbox'
+/** Where the sessions are managed, at the bare root only. */
+export const SESSIONS_PATH = `${CONTROL_PREFIX}/sessions`
+/** Where a session's root lives: `/sessions/{name}`, with the API, the control plane and the document below it. */
+export const SESSION_PREFIX = '/sessions'
+/** Where the OpenAPI document is served, below a root. */
+export const DOCUMENT_PATH = '/openapi.json'
+
+/**
+ * Whether a path (below a root) is the API's.
+ *
+ * @example
+ * isApiPath('/v1/calls') // true
+ */
+export function isApiPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/')
+}
+
+/**
+ * Whether a path (below a root) is the control plane's.
+ *
+ * @example
+ * isControlPath('/_sandbox/reset') // true
+ */
+export function isControlPath(path: string): boolean {
+  return path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)
+}
+
+/**
+ * Whether a path is the sessions' own, under `/_sandbox/sessions`.
+ *
+ * @example
+ * isSessionsPath('/_sandbox/sessions/ci-1') // true
+ */
+export function isSessionsPath(path: string): boolean {
+  return path === SESSIONS_PATH || path.startsWith(`${SESSIONS_PATH}/`)
+}
+
+/**
+ * Whether a path is below a session's root, `/sessions/…`.
+ *
+ * @example
+ * isSessionPath('/sessions/ci-1/v1/me') // true
+ */
+export function isSessionPath(path: string): boolean {
+  return path === SESSION_PREFIX || path.startsWith(`${SESSION_PREFIX}/`)
+}

@@ -1,0 +1,26 @@
+/**
+ * Errors of the world below HTTP: what a write ran into. They know nothing
+ * of statuses or envelopes; `toApiError` (`http/respond.ts`) is the one
+ * place that maps each to the contract's error.
+ */
+
+/** A contact of the organization has the phone already (409 `contact_exists`). */
+export class ContactExistsError extends Error {
+  readonly code = 'contact_exists'
+
+  constructor(
+    readonly phone: string,
+    readonly contactId: string,
+  ) {
+    super(`A contact with phone ${phone} already exists (${contactId}).`)
+  }
+}
+
+/** A session of that name exists already (409 `session_exists`). */
+export class SessionExistsError extends Error {
+  readonly code = 'session_exists'
+
+  constructor(readonly session: string) {
+    super(`A session named ${session} exists already.`)
+  }
+}
