@@ -231,7 +231,7 @@ async function serverFigure() {
     startNodeContender('node:http + msw getResponse', 'msw-get-response', bodyFile, body),
   ])
   const contenders = [sandbox, ...others]
-  for (const contender of contenders) contender.answered = await checkAnswer(contender, headers)
+  for (const contender of contenders) contender.answered = await checkUpstreamReply(contender, headers)
 
   const load = await loadGenerator()
   for (const contender of contenders) {
@@ -404,7 +404,7 @@ async function startNodeContender(name, which, bodyFile, body) {
  * Waits until a contender answers (Prism, Mockoon and WireMock do not print when they listen); rejects unless its
  * answer is a 200 of the bytes it should send.
  */
-async function checkAnswer(contender, headers) {
+async function checkUpstreamReply(contender, headers) {
   const url = new URL(PAGE, contender.url)
   for (let tries = 0; ; tries++) {
     const answer = await fetch(url, { headers }).then(

@@ -177,7 +177,8 @@ export const controlRoutes: readonly Endpoint[] = [
       const target = now !== undefined ? parseInstant(now)! : sandbox.clock.now() + advance_seconds! * 1_000
       if (!(target >= CLOCK_RANGE.min && target <= CLOCK_RANGE.max)) {
         const field = now !== undefined ? 'now' : 'advance_seconds'
-        const message = `${field} must keep the clock from 1970-01-01 to 9000-01-01; it would be at ${Number.isFinite(new Date(target).getTime()) ? new Date(target).toISOString() : target}`
+        const at = Number.isFinite(new Date(target).getTime()) ? new Date(target).toISOString() : target
+        const message = `${field} must keep the clock from 1970-01-01 to 9000-01-01; it would be at ${at}`
         throw new ApiError('validation_failed', `The body has a bad field: ${message}.`, {
           details: [{ field, code: 'invalid_format', message }],
         })

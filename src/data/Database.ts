@@ -1,7 +1,6 @@
-import { Collection } from '@msw/data'
-import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { Message } from '../schemas/index.js'
 import {
+  byKind,
   KINDS,
   storedSchemas,
   type CallEnding,
@@ -15,32 +14,21 @@ import {
 } from '../schemas/stored.js'
 import { linesOf, messagesOf } from '../world/conversation.js'
 import { ListIndexes, type Page, type PageQuery } from './ListIndexes.js'
+import { RecordCollections } from './RecordCollections.js'
 
 export type { Filters, Page, PageQuery } from './ListIndexes.js'
 
-/**
- * @note Typed at this class's boundary: inside, a record is any kind's, and
- * `@msw/data`'s record type (with its hidden symbols) is not spelled out.
- */
-// biome-ignore lint/suspicious/noExplicitAny: the note above; a schema of unknown would refuse every kind's records.
-type AnyCollection = Collection<StandardSchemaV1<any>>
 type AnyRecord = StoredRecords[Kind]
 
 /**
- * The sandbox's records: `@msw/data` collections, plus the indexes a list
- * endpoint needs (by id, contacts by phone, and the `ListIndexes` in list
- * order). Every write goes through here, so the indexes never drift; every
- * write since the last `load` is journaled, so `rollback` undoes just
- * those; and a `transaction` that throws is undone. Records handed out are
- * the stored ones: read them, change them only through `update`.
- *
- * The loaded records and those written since sit in collections of their
- * own: a change to a loaded record stores its new version among the written
- * ones, and the indexes point at it, the loaded version left as it was. So
- * no write and no rollback touches the loaded collections, which
- * `@msw/data` would walk to find a record in (about 30 ms a record at
- * 100,000 calls); a rollback drops the written collections and files the
- * loaded versions again.
+ * The sandbox's records: `@msw/data` collections (`RecordCollections`, the
+ * one seam with it), plus the indexes a list endpoint needs (by id,
+ * contacts by phone, and the `ListIndexes` in list order). Every write goes
+ * through here, so the indexes never drift; every write since the last
+ * `load` is kept track of, so `rollback` undoes just those (costing what was
+ * written, not what was loaded); and a `transaction` that throws is undone.
+ * Records handed out are the stored ones: read them, change them only
+ * through `update`.
  *
  * @example
  * const db = new Database()
@@ -48,12 +36,8 @@ type AnyRecord = StoredRecords[Kind]
  * db.page('calls', organizationId, { limit: 50 })
  */
 export class Database {
-  /** Records as loaded; never written to after the load. */
-  #loaded = createCollections()
-  /** Records inserted since the load, and the new versions of loaded records changed since. */
-  #written = createCollections()
-  /** Ids of the records whose current version is in `#written`. */
-  #writtenIds = byKind(() => new Set<string>())
+  /** The records as `@msw/data` stores them: loaded, and written since. */
+  #collections = new RecordCollections()
   // biome-ignore lint/suspicious/noExplicitAny: as AnyCollection above: a record of any kind, typed where it leaves the class.
   #byId = byKind(() => new Map<string, any>())
   #lists = new ListIndexes()
@@ -72,9 +56,7 @@ export class Database {
 
   /** Replaces every record with `world`. */
   async load(world: WorldRecords): Promise<void> {
-    this.#loaded = createCollections()
-    this.#written = createCollections()
-    this.#writtenIds = byKind(() => new Set())
+    this.#collections.clear()
     this.#byId = byKind(() => new Map())
     this.#contactsByPhone = new Map()
     this.#messageTimes = new Map()
@@ -83,11 +65,10 @@ export class Database {
     this.#inserted = []
     this.#originals = new Map()
     const loaded: Array<[Kind, AnyRecord]> = []
-    const key = await collectionKey()
     for (const kind of KINDS) {
-      const collection = this.#loaded[kind]
-      const stored = await Promise.all(
-        world[kind].map((record) => collection.create(keyedById(key, this.#setAside(kind, record)))),
+      const stored = await this.#collections.load(
+        kind,
+        world[kind].map((record) => this.#setAside(kind, record)),
       )
       for (const record of stored) {
         this.#remember(kind, record)
@@ -108,19 +89,12 @@ export class Database {
    * was loaded.
    */
   async rollback(): Promise<void> {
-    for (const [kind, id] of this.#inserted) {
-      const record = this.#byId[kind].get(id)!
-      this.#forget(kind, record)
-      this.#byId[kind].delete(id)
-      this.#messageTimes.delete(id)
-      this.#endings.delete(id)
-    }
+    for (const [kind, id] of this.#inserted) this.#drop(kind, id)
     for (const [kind, original] of this.#originals.values()) {
       this.#forget(kind, this.#byId[kind].get(original.id)!)
       this.#file(kind, original)
     }
-    this.#written = createCollections()
-    this.#writtenIds = byKind(() => new Set())
+    this.#collections.dropWritten()
     this.#inserted = []
     this.#originals = new Map()
     // What had come of the endings may have been undone.
@@ -155,25 +129,19 @@ export class Database {
     }
   }
 
-  /** Undoes one step of a failed transaction, and its line in the journal since the load. */
+  /** Undoes one step of a failed transaction, and what it added to the writes since the load. */
   async #revert(step: Undo): Promise<void> {
     if (step.insert) {
-      const record = this.#byId[step.kind].get(step.id)!
-      this.#written[step.kind].delete(record)
-      this.#writtenIds[step.kind].delete(step.id)
-      this.#forget(step.kind, record)
-      this.#byId[step.kind].delete(step.id)
-      this.#messageTimes.delete(step.id)
-      this.#endings.delete(step.id)
+      this.#collections.unwrite(step.kind, this.#byId[step.kind].get(step.id)!)
+      this.#drop(step.kind, step.id)
       this.#inserted.pop()
     } else if (step.firstChange) {
       // The loaded version comes back as it was: only the new one is dropped.
       const current = this.#byId[step.kind].get(step.previous.id)!
-      this.#written[step.kind].delete(current)
-      this.#writtenIds[step.kind].delete(step.previous.id)
+      this.#collections.unwrite(step.kind, current)
       this.#forget(step.kind, current)
       this.#file(step.kind, step.previous)
-      this.#originals.delete(journalKey(step.kind, step.previous.id))
+      this.#originals.delete(recordKey(step.kind, step.previous.id))
     } else {
       await this.#replace(step.kind, step.previous)
     }
@@ -279,8 +247,7 @@ export class Database {
       }
       this.#setAside(kind, record)
     }
-    const stored = await this.#written[kind].create(keyedById(await collectionKey(), checked))
-    this.#writtenIds[kind].add(stored.id)
+    const stored = await this.#collections.write(kind, checked)
     this.#file(kind, stored)
     this.#inserted.push([kind, stored.id])
     this.#undo?.push({ insert: true, kind, id: stored.id })
@@ -298,8 +265,9 @@ export class Database {
       organization_id: current.organization_id,
       created_at: current.created_at,
     })
-    const key = journalKey(kind, id)
-    const firstChange = !this.#originals.has(key) && !this.#inserted.some(([k, i]) => k === kind && i === id)
+    const key = recordKey(kind, id)
+    // A record not written since the load is a loaded one, changed for the first time.
+    const firstChange = !this.#collections.isWritten(kind, id)
     if (firstChange) this.#originals.set(key, [kind, current])
     this.#undo?.push({ insert: false, kind, previous: current, firstChange })
     return (await this.#replace(kind, next)) as StoredRecords[K]
@@ -324,16 +292,18 @@ export class Database {
   /** Stores `next` as the current version of its record: over the written one, or beside the loaded one. */
   async #replace(kind: Kind, next: AnyRecord): Promise<AnyRecord> {
     const current = this.#byId[kind].get(next.id)!
-    const stored = this.#writtenIds[kind].has(next.id)
-      ? await this.#written[kind].update(current, {
-          data: (draft: AnyRecord) => void Object.assign(draft, next),
-          strict: true,
-        })
-      : await this.#written[kind].create(keyedById(await collectionKey(), next))
-    this.#writtenIds[kind].add(next.id)
+    const stored = await this.#collections.write(kind, next, current)
     this.#forget(kind, current)
     this.#file(kind, stored)
     return stored
+  }
+
+  /** Forgets an inserted record: its indexes, and what is kept beside it. */
+  #drop(kind: Kind, id: string): void {
+    this.#forget(kind, this.#byId[kind].get(id)!)
+    this.#byId[kind].delete(id)
+    this.#messageTimes.delete(id)
+    this.#endings.delete(id)
   }
 
   /** Takes a record's current version out of the indexes that depend on its fields. */
@@ -366,53 +336,6 @@ export class Database {
   }
 }
 
-function createCollections(): Record<Kind, AnyCollection> {
-  return byKind(() => new Collection({ schema: checkedBeforehand() }))
-}
-
-/**
- * The collections' schema: it lets every record through, because the
- * database checks a record against its kind's zod schema before it hands it
- * over (`insert`, `update`), and the test suite checks every seeded record.
- *
- * @note `@msw/data` validates on every `create`; with the full schemas a
- * 100,000-call world took a second longer to load, for records a test checks.
- */
-function checkedBeforehand<T>(): StandardSchemaV1<T> {
-  return { '~standard': { version: 1, vendor: 'call-sandbox', validate: (value) => ({ value: value as T }) } }
-}
-
-let collectionKeyFound: Promise<symbol | undefined> | undefined
-
-/**
- * The symbol under which `@msw/data` keeps a record's key, found once on a
- * record of a collection of its own (`@msw/data` does not export it); none
- * when a later version keeps it otherwise.
- */
-function collectionKey(): Promise<symbol | undefined> {
-  collectionKeyFound ??= new Collection({ schema: checkedBeforehand<object>() })
-    .create({})
-    .then((probe) => Object.getOwnPropertySymbols(probe).find((symbol) => symbol.description === 'kPrimaryKey'))
-  return collectionKeyFound
-}
-
-/**
- * A copy of `record` to create in a collection, keyed by the record's id.
- *
- * @note `@msw/data` keys a record with the key its values carry, or else with
- * `crypto.randomUUID()`, which Node joins from 21 pieces: a string of 21
- * links, about 490 bytes where the same flat string takes 66. That was 110 MB
- * of a 100,000-call world's 470 MB heap. A record's id is flat, and as unique
- * within its collection.
- */
-function keyedById<R extends AnyRecord>(key: symbol | undefined, record: R): R {
-  return key === undefined ? { ...record } : { ...record, [key]: record.id }
-}
-
-function byKind<V>(make: (kind: Kind) => V): Record<Kind, V> {
-  return Object.fromEntries(KINDS.map((kind) => [kind, make(kind)])) as Record<Kind, V>
-}
-
 /** Whether `times` holds one epoch-ms time for each line of `transcript`. */
 function hasTimePerLine(transcript: string, times: unknown): boolean {
   return Array.isArray(times) && times.length === linesOf(transcript) && times.every(Number.isSafeInteger)
@@ -423,7 +346,7 @@ type Undo =
   | { insert: true; kind: Kind; id: string }
   | { insert: false; kind: Kind; previous: AnyRecord; firstChange: boolean }
 
-function journalKey(kind: Kind, id: string): string {
+function recordKey(kind: Kind, id: string): string {
   return `${kind} ${id}`
 }
 

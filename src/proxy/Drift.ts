@@ -1,5 +1,5 @@
 import type { ContractRule, ContractViolation, DriftReport } from '../schemas/index.js'
-import { PROMISES } from './checkAnswer.js'
+import { PROMISES } from './checkUpstreamReply.js'
 
 /** One proxied request, as the drift report counts it. */
 export interface Exchange {

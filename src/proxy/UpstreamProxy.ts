@@ -7,10 +7,10 @@ import type { ApiEndpoint as Route } from '../http/Endpoint.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { Organization, type ContractViolation } from '../schemas/index.js'
-import { checkAnswer, kindOf, type CheckedAnswer } from './checkAnswer.js'
+import { checkUpstreamReply, kindOf, type ContractCheck } from './checkUpstreamReply.js'
 import { Drift } from './Drift.js'
 import { expectationOf, type Expectation } from './expectationOf.js'
-import { forward, type UpstreamAnswer } from './forward.js'
+import { forward, type Forwarded } from './forward.js'
 import { resolveProxyOptions, type ProxyOptions, type ResolvedProxyOptions } from './proxyOptions.js'
 import { Recorder } from './Recorder.js'
 import type { Recording } from './recording.js'
@@ -70,7 +70,7 @@ export class UpstreamProxy {
     const requestId = newRequestId()
     const token = bearerToken(request.headers.get('authorization'))
     let expectation: Expectation | undefined
-    let answer: UpstreamAnswer | undefined
+    let answer: Forwarded | undefined
     let violations: ContractViolation[] = []
     let response: Reply
     try {
@@ -95,7 +95,7 @@ export class UpstreamProxy {
       // The upstream's answer, whole.
       answer = await this.#forward(path + url.search, request.method, request.headers, body)
       // Held to the contract: the answer itself, then its place in a walk through a list's pages.
-      const checked = checkAnswer(request.method, expectation, answer)
+      const checked = checkUpstreamReply(request.method, expectation, answer)
       violations = [...checked.violations, ...this.#walked(expectation, answer, checked)]
       // An answer that is not JSON is no answer of the API's: the client gets the contract's envelope naming what came.
       if (violations.some(({ rule }) => rule === 'json')) {
@@ -177,19 +177,19 @@ export class UpstreamProxy {
     method: string,
     headers: Headers,
     body: Uint8Array<ArrayBuffer> | undefined,
-  ): Promise<UpstreamAnswer> {
+  ): Promise<Forwarded> {
     const { upstream, timeoutMs, send } = this.options
     return forward({ send, target: upstream + pathAndQuery, method, headers, body, timeoutMs, via: this.#via })
   }
 
   /** A list page's place in its walk through the pages: no record twice, each page after the last. */
-  #walked({ route, query }: Expectation, answer: UpstreamAnswer, { body }: CheckedAnswer): ContractViolation[] {
+  #walked({ route, query }: Expectation, answer: Forwarded, { body }: ContractCheck): ContractViolation[] {
     if (!route || !query || answer.status !== 200 || !Array.isArray(body?.data) || !('has_more' in body)) return []
     return this.#walks.page(query.cursor as string | undefined, body.data, body.next_cursor)
   }
 
   /** Learns the key's organization and scopes from GET /v1/me, and records what the answer holds. */
-  async #learn(token: string, request: Request, route: Route, { body, records }: CheckedAnswer): Promise<void> {
+  async #learn(token: string, request: Request, route: Route, { body, records }: ContractCheck): Promise<void> {
     if (route.path === '/v1/me') {
       const me = Organization.safeParse(records[0])
       if (me.success) this.#remember(token, me.data)

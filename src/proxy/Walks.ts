@@ -39,7 +39,7 @@ export class Walks {
     if (cursor !== undefined) this.#walks.delete(cursor)
     walk.pages++
     const violations: ContractViolation[] = []
-    // Against earlier pages only: a repeat within the page is checkAnswer's.
+    // Against earlier pages only: a repeat within the page is checkUpstreamReply's.
     data.forEach((item, i) => {
       if (!isListedRecord(item)) return
       if (walk.seen.has(item.id)) {

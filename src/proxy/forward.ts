@@ -2,7 +2,7 @@ import { ApiError } from '../schemas/ApiError.js'
 import type { UpstreamSend } from './proxyOptions.js'
 
 /** What the upstream answered. */
-export interface UpstreamAnswer {
+export interface Forwarded {
   status: number
   /**
    * Its headers, less those of the hop between the proxy and the upstream, and its CORS headers (the proxy's server has
@@ -67,15 +67,7 @@ const DECODED = new Set(['content-encoding', 'content-length'])
  * const answer = await forward({ send: sendWithFetch, target: 'https://api.example.com/v1/me', method: 'GET', headers,
  * body: undefined, timeoutMs: 10_000, via })
  */
-export async function forward({
-  send,
-  target,
-  method,
-  headers,
-  body,
-  timeoutMs,
-  via,
-}: Forwarding): Promise<UpstreamAnswer> {
+export async function forward({ send, target, method, headers, body, timeoutMs, via }: Forwarding): Promise<Forwarded> {
   const sent = new Headers()
   for (const [name, value] of headers) if (!HOP_BY_HOP.has(name)) sent.append(name, value)
   sent.set('accept-encoding', 'identity')

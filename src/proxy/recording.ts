@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { OrganizationFixture } from '../world/fixtures.js'
+import { byKind } from '../schemas/stored.js'
 
 /** The `format` of a file `--record` writes. */
 export const RECORDING_FORMAT = 'call-sandbox recording'
@@ -23,6 +24,6 @@ export const Recording = z.object({
    */
   recorded_at: z.iso.datetime(),
   organizations: z.array(OrganizationFixture),
-  records: z.object({ calls: RecordList, contacts: RecordList, leads: RecordList, appointments: RecordList }),
+  records: z.object(byKind(() => RecordList)),
 })
 export type Recording = z.infer<typeof Recording>

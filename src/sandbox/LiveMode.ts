@@ -23,7 +23,7 @@ export class LiveMode {
 
   constructor(
     private readonly options: () => ResolvedOptions,
-    private readonly world: {
+    private readonly services: {
       queue: WriteQueue
       clock: Clock
       keys: () => KeyRing
@@ -63,7 +63,7 @@ export class LiveMode {
    * Arrivals are writes: they wait their turn, so ticks never overlap.
    */
   tick(): Promise<AddedCall> {
-    const { queue, clock, keys, endings, factories } = this.world
+    const { queue, clock, keys, endings, factories } = this.services
     return queue.write(async (write) => {
       const { live, fixedClock } = this.options()
       if (fixedClock && live !== undefined) clock.advance(live)

@@ -1,6 +1,13 @@
 import { Database } from '../data/Database.js'
 import type { ClockState, CreateContactRequest, Health } from '../schemas/index.js'
-import type { DatabaseChanges, StoredAppointment, StoredContact, StoredLead, WorldRecords } from '../schemas/stored.js'
+import {
+  byKind,
+  type DatabaseChanges,
+  type StoredAppointment,
+  type StoredContact,
+  type StoredLead,
+  type WorldRecords,
+} from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 import { hash32 } from '../world/random.js'
 import { seedWorld } from '../world/seedWorld.js'
@@ -254,12 +261,7 @@ export class Sandbox {
       seed,
       scenario,
       clock: this.clockState(),
-      records: {
-        calls: db.count('calls'),
-        contacts: db.count('contacts'),
-        leads: db.count('leads'),
-        appointments: db.count('appointments'),
-      },
+      records: byKind((kind) => db.count(kind)),
       journal: { entries: this.journal.size, capacity: this.journal.capacity },
       live: { interval_ms: live ?? null },
     }

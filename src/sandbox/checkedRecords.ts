@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { linesOf } from '../world/conversation.js'
 import { hash32 } from '../world/random.js'
 import {
+  byKind,
   KINDS,
   storedSchemas,
   type CallWithConversation,
@@ -38,10 +39,12 @@ export function checkedRecords(given: GivenRecords, organizations: readonly Orga
   const cached = checked.get(given)
   if (cached?.organizations === key) return cached.records
   if (typeof given !== 'object' || given === null)
-    throw new TypeError(`records must be an object of calls, contacts, leads and appointments; got ${String(given)}.`)
+    throw new TypeError(
+      `records must be an object of ${KINDS.slice(0, -1).join(', ')} and ${KINDS.at(-1)}; got ${String(given)}.`,
+    )
 
   const problems: string[] = []
-  const records = { calls: [], contacts: [], leads: [], appointments: [] } as unknown as Record<Kind, unknown[]>
+  const records = byKind((): unknown[] => [])
   const phones = new Set<string>()
   for (const kind of KINDS) {
     const list = given[kind] ?? []

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
 import { E164_MESSAGE, E164_PATTERN, Scope, Timestamp, Uuid } from './common.js'
+import { byKind } from './stored.js'
 
 /*
  * The control plane's bodies and answers (`/_sandbox/`): what the OpenAPI
@@ -59,7 +60,7 @@ export const Health = z.object({
   seed: z.int(),
   scenario: ScenarioName,
   clock: ClockState,
-  records: z.object({ calls: z.int(), contacts: z.int(), leads: z.int(), appointments: z.int() }),
+  records: z.object(byKind(() => z.int())),
   journal: z.object({ entries: z.int(), capacity: z.int() }),
   live: z.object({ interval_ms: z.int().nullable() }),
 })

@@ -22,15 +22,26 @@ export type StoredContact = z.infer<typeof StoredContact>
 export type StoredLead = z.infer<typeof StoredLead>
 export type StoredAppointment = z.infer<typeof StoredAppointment>
 
+/** The kinds of record, in the spec's order: every list of them, in code and in schemas, is made from this one. */
+export const KINDS = ['calls', 'contacts', 'leads', 'appointments'] as const
+export type Kind = (typeof KINDS)[number]
+
+/**
+ * One value per kind of record, in the order of `KINDS`.
+ *
+ * @example
+ * byKind(() => z.int()) // { calls: z.int(), contacts: z.int(), leads: z.int(), appointments: z.int() }
+ */
+export function byKind<V>(make: (kind: Kind) => V): Record<Kind, V> {
+  return Object.fromEntries(KINDS.map((kind) => [kind, make(kind)])) as Record<Kind, V>
+}
+
 export const storedSchemas = {
   calls: StoredCall,
   contacts: StoredContact,
   leads: StoredLead,
   appointments: StoredAppointment,
-} as const
-
-export type Kind = keyof typeof storedSchemas
-export const KINDS = Object.keys(storedSchemas) as Kind[]
+} as const satisfies Record<Kind, z.ZodObject>
 
 export interface StoredRecords {
   calls: StoredCall

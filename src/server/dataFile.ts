@@ -20,7 +20,7 @@ export const DATA_FILE_FORMAT = 'call-sandbox data'
 
 const Changes = z.array(
   z.object({
-    kind: z.enum(KINDS as ['calls', 'contacts', 'leads', 'appointments']),
+    kind: z.enum(KINDS),
     record: z.looseObject({ id: z.string() }),
   }),
 )

@@ -35,7 +35,7 @@ const REVOKED_KEY = 'sk_sandbox_revoked'
  * const server = setupServer(new StoryHandler({ state: 'loading' }))
  */
 export class StoryHandler extends HttpHandler {
-  readonly #story: StoryAnswers
+  readonly #story: StorySandbox
 
   constructor(options: StoryOptions = {}) {
     if (typeof (HttpHandler.prototype as unknown as { reset?: unknown }).reset !== 'function') {
@@ -43,7 +43,7 @@ export class StoryHandler extends HttpHandler {
         'call-sandbox/storybook needs msw 2.15 or later: it ends a story (its held requests, its writes) when msw resets the handlers, which older msw does not tell them. Upgrade msw (npm install msw@^2.15).',
       )
     }
-    const story = new StoryAnswers(options)
+    const story = new StorySandbox(options)
     super(
       /.+/,
       ({ request }) => story.handles(request),
@@ -73,7 +73,7 @@ export class StoryHandler extends HttpHandler {
   }
 }
 
-class StoryAnswers {
+class StorySandbox {
   readonly #options: SandboxOptions
   readonly #state: StoryState | undefined
   readonly #missingScope: Scope | 'every' | undefined

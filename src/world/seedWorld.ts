@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import type { StoredContact, WorldRecords } from '../schemas/stored.js'
+import { byKind, type StoredContact, type WorldRecords } from '../schemas/stored.js'
 import { AppointmentStatus, LeadStatus, Urgency, type CallStatus } from '../schemas/index.js'
 import { businessTypes, type OrganizationFixture } from './fixtures.js'
 import { DAY, iso, MINUTE } from './iso.js'
@@ -26,7 +26,7 @@ export interface SeedOptions {
  * const world = seedWorld({ seed: 1, now: Date.parse('2026-11-20T12:00:00Z'), organizations })
  */
 export function seedWorld(options: SeedOptions): WorldRecords {
-  const world: WorldRecords = { calls: [], contacts: [], leads: [], appointments: [] }
+  const world = byKind(() => []) as WorldRecords
   for (const organization of options.organizations) {
     seedOrganization(world, organization, options)
   }

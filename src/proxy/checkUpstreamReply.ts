@@ -12,7 +12,7 @@ import {
 } from '../schemas/index.js'
 import type { Kind } from '../schemas/stored.js'
 import { ALWAYS_ALLOWED, type Expectation } from './expectationOf.js'
-import type { UpstreamAnswer } from './forward.js'
+import type { Forwarded } from './forward.js'
 import { shown, strictSchema, violationsOf } from './strictSchema.js'
 import { isListedRecord } from './Walks.js'
 import { isJsonMediaType } from '../http/body.js'
@@ -39,7 +39,7 @@ export const PROMISES: Record<ContractRule, string> = {
 }
 
 /** An upstream's answer held to the contract. */
-export interface CheckedAnswer {
+export interface ContractCheck {
   violations: ContractViolation[]
   /** The body, when it is JSON. */
   body?: Record<string, unknown>
@@ -65,9 +65,9 @@ const ERROR_HEADERS: Record<number, string> = { 401: 'WWW-Authenticate', 405: 'A
  * (a record seen twice, order from page to page) is `Walks`'s.
  *
  * @example
- * const { violations } = checkAnswer('GET', await expectationOf(request, path, url, undefined), answer)
+ * const { violations } = checkUpstreamReply('GET', await expectationOf(request, path, url, undefined), answer)
  */
-export function checkAnswer(method: string, expectation: Expectation, answer: UpstreamAnswer): CheckedAnswer {
+export function checkUpstreamReply(method: string, expectation: Expectation, answer: Forwarded): ContractCheck {
   const violations: ContractViolation[] = []
   const { status, headers } = answer
   const { route } = expectation
@@ -129,7 +129,7 @@ export function checkAnswer(method: string, expectation: Expectation, answer: Up
 }
 
 /** The body as JSON, or what it is instead, shown. */
-function jsonOf({ headers, bytes }: UpstreamAnswer): Record<string, unknown> | string {
+function jsonOf({ headers, bytes }: Forwarded): Record<string, unknown> | string {
   const contentType = headers.get('content-type')
   const isJson = isJsonMediaType(contentType)
   const type = contentType ?? 'no Content-Type'
