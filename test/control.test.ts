@@ -65,6 +65,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         },
         journal: { entries: 0, capacity: 1_000 },
         live: { interval_ms: null },
+        // No --data, no --store: its writes are kept nowhere but in this process.
+        store: { kind: 'memory', state: 'ok', error: null },
       })
       expect(answer.body.data.records.calls).toBe(340)
       expect(answer.body.data).toEqual(api.sandbox.health())

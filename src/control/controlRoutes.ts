@@ -183,7 +183,7 @@ export const controlRoutes: readonly Endpoint[] = [
           details: [{ field, code: 'invalid_format', message }],
         })
       }
-      sandbox.clock.set(target)
+      await sandbox.moveClock(target)
       await sandbox.settle()
       return { body: { data: sandbox.clockState() }, asOf: sandbox.clock.now() }
     },

@@ -32,9 +32,9 @@ export const sessionRoutes: readonly Endpoint[] = [
     status: 201,
     errors: [409],
     response: RecordEnvelope(SessionInfo.extend({ url: z.string() })),
-    answer: (input) => {
+    answer: async (input) => {
       const { name, ...options } = input.body
-      const session = sessionsOf(input).create(name, options)
+      const session = await sessionsOf(input).create(name, options)
       const url = `${SESSION_PREFIX}/${session.name}`
       return { status: 201, body: { data: { ...session, url } }, headers: { Location: url } }
     },
@@ -61,7 +61,7 @@ export const sessionRoutes: readonly Endpoint[] = [
     pathParams: SessionPath,
     query: NoQuery,
     response: RecordEnvelope(SessionInfo),
-    answer: (input) => {
+    answer: async (input) => {
       const name = input.params.session
       if (name === DEFAULT_SESSION) {
         throw new ApiError(
@@ -70,7 +70,7 @@ export const sessionRoutes: readonly Endpoint[] = [
           { param: 'session' },
         )
       }
-      const ended = sessionsOf(input).delete(name)
+      const ended = await sessionsOf(input).delete(name)
       if (!ended) throw new ApiError('not_found', `No session is named ${name}.`, { param: 'session' })
       return { body: { data: ended } }
     },

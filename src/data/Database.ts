@@ -104,7 +104,8 @@ export class Database {
   /**
    * Runs `write` all or nothing: when it throws, the records it inserted go
    * and those it changed get their earlier versions back, and the error
-   * goes on. What it wrote is never left half done.
+   * goes on. What it wrote is never left half done. `commit` gets what it
+   * wrote, once it has run: when `commit` throws, the write is undone too.
    *
    * @example
    * await db.transaction(async () => {
@@ -112,12 +113,15 @@ export class Database {
    *   await db.insert('calls', call) // throws: the contact is as it was
    * })
    */
-  async transaction<T>(write: () => Promise<T>): Promise<T> {
+  async transaction<T>(write: () => Promise<T>, commit?: (changes: DatabaseChanges) => Promise<void>): Promise<T> {
     if (this.#undo) throw new Error('A transaction is under way: transactions do not nest.')
     const undo: Undo[] = []
     this.#undo = undo
     try {
-      return await write()
+      const value = await write()
+      // What it wrote goes to the store before it counts: a store that refuses undoes it like any failure.
+      await commit?.(this.#changesOf(undo))
+      return value
     } catch (error) {
       this.#undo = undefined
       for (const step of undo.reverse()) await this.#revert(step)
@@ -150,17 +154,35 @@ export class Database {
   /** What was written since the last load, as it stands now. */
   changes(): DatabaseChanges {
     return {
-      inserted: this.#inserted.map(([kind, id]) => {
-        const record = this.#byId[kind].get(id)
-        if (kind !== 'calls') return { kind, record }
-        const ending = this.#endings.get(id)
-        return { kind, record: { ...record, message_times: this.#timesOf(record), ...(ending && { ending }) } }
-      }),
+      inserted: this.#inserted.map(([kind, id]) => this.#asInserted(kind, id)),
       changed: [...this.#originals.values()].map(([kind, original]) => ({
         kind,
         record: this.#byId[kind].get(original.id),
       })),
     }
+  }
+
+  /** What one transaction wrote, as it stands now: each record once, in the order it was first written. */
+  #changesOf(undo: readonly Undo[]): DatabaseChanges {
+    const changes: DatabaseChanges = { inserted: [], changed: [] }
+    const seen = new Set<string>()
+    for (const step of undo) {
+      const id = step.insert ? step.id : step.previous.id
+      const key = recordKey(step.kind, id)
+      if (seen.has(key)) continue
+      seen.add(key)
+      if (step.insert) changes.inserted.push(this.#asInserted(step.kind, id))
+      else changes.changed.push({ kind: step.kind, record: this.#byId[step.kind].get(id) })
+    }
+    return changes
+  }
+
+  /** An inserted record as `insert` takes it again: a call with its message times and its ending. */
+  #asInserted(kind: Kind, id: string): DatabaseChanges['inserted'][number] {
+    const record = this.#byId[kind].get(id)
+    if (kind !== 'calls') return { kind, record }
+    const ending = this.#endings.get(id)
+    return { kind, record: { ...record, message_times: this.#timesOf(record), ...(ending && { ending }) } }
   }
 
   /** A record by id, of any organization. */

@@ -1,6 +1,6 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { ContactExistsError, SessionExistsError } from '../schemas/domainErrors.js'
+import { ContactExistsError, SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
 import { finishReading } from './body.js'
 import { SESSION_PREFIX } from './paths.js'
 import { bodyBytes } from './RawJson.js'
@@ -127,6 +127,11 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
   if (error instanceof ContactExistsError) {
     return new ApiError('contact_exists', error.message, { details: { contact_id: error.contactId } })
+  }
+  if (error instanceof StorageUnavailableError) {
+    return new ApiError('storage_unavailable', `${error.message} Nothing of it was kept; retry.`, {
+      headers: { 'Retry-After': '1' },
+    })
   }
   if (error instanceof SessionExistsError) {
     return new ApiError(

@@ -86,7 +86,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'Body fields are wrong; `details` lists every bad field.',
   429: 'Over the simulated rate limit; `Retry-After` says when to retry.',
   500: 'A failure: asked for (`Prefer: code=500`, `--error-rate`), or of the sandbox itself.',
-  503: 'Unavailable: asked for (`Prefer: code=503`) or simulated (`--error-rate`).',
+  503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), or a write the store did not take (`storage_unavailable`).',
 }
 
 const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]

@@ -1,5 +1,6 @@
 import { Database } from '../data/Database.js'
 import type { ClockState, CreateContactRequest, Health } from '../schemas/index.js'
+import type { LogEntry } from '../schemas/snapshot.js'
 import {
   byKind,
   type DatabaseChanges,
@@ -25,12 +26,13 @@ import { Faults, type NextFaults } from './Faults.js'
 import { Journal } from './Journal.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
-import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js'
+import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptions } from './options.js'
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
 import { Usage } from './Usage.js'
-import { WriteQueue, type Records } from './WriteQueue.js'
+import type { WorldStore } from './WorldStore.js'
+import { type Kept, type Records, WriteQueue } from './WriteQueue.js'
 
 export type { AddCallInput, AddedCall } from './Factories.js'
 export type { ApiKey } from './KeyRing.js'
@@ -72,6 +74,11 @@ export class Sandbox {
   readonly #factories: Factories
   readonly #live: LiveMode
   readonly #listeners = new Listeners('an onChange listener')
+  /** Where the writes are kept, once `keepWritesIn` was called. */
+  #store: WorldStore | undefined
+  /** The store's taking of the last clock move made outside a write. */
+  #clockKept: Promise<void> = Promise.resolve()
+  #clockUnkept = false
 
   /**
    * @param world.cursorSecret What cursors are checksummed with, instead of
@@ -83,7 +90,15 @@ export class Sandbox {
     this.#options = resolveOptions(options)
     const { seed, now, fixedClock, organizations, journalSize, records } = this.#options
     const notify = () => this.#listeners.notify()
-    this.clock = new Clock(fixedClock ? now : undefined, notify)
+    const clockMoved = () => {
+      // A move outside a write (the clock set from a test or the control plane) is kept as a write of its own.
+      if (this.#store && !this.#writes.running && !this.#clockUnkept) {
+        const kept = this.#writes.write(async () => undefined, { counted: false, kept: () => ({ clock: true }) })
+        this.#clockKept = kept
+        kept.catch(() => undefined)
+      } else notify()
+    }
+    this.clock = new Clock(fixedClock ? now : undefined, clockMoved)
     this.cursorSecret = world.cursorSecret ?? `call-sandbox cursor ${seed}`
     this.journal = new Journal(journalSize)
     this.#keys = new KeyRing(organizations)
@@ -169,6 +184,7 @@ export class Sandbox {
    * await sandbox.reset({ scenario: 'empty' })
    */
   async reset({ scenario }: { scenario?: ScenarioName } = {}): Promise<void> {
+    await this.ready
     const options =
       scenario === undefined || scenario === this.#options.scenario
         ? undefined
@@ -197,7 +213,7 @@ export class Sandbox {
         this.#faults = new Faults(this.#options)
         this.#live.restart()
       },
-      { counted: false },
+      { counted: false, kept: () => ({ reset: worldOfOptions(options ?? this.#options) }) },
     )
   }
 
@@ -256,15 +272,102 @@ export class Sandbox {
   health(): Health {
     const { seed, scenario, live } = this.#options
     const { db } = this
+    const store = this.#store?.health() ?? { kind: 'memory', state: 'ok', error: null }
     return {
-      status: 'ok',
+      status: store.state === 'ok' ? 'ok' : 'degraded',
       seed,
       scenario,
       clock: this.clockState(),
       records: byKind((kind) => db.count(kind)),
       journal: { entries: this.journal.size, capacity: this.journal.capacity },
       live: { interval_ms: live ?? null },
+      store,
     }
+  }
+
+  /**
+   * From now on every write, reset and clock move goes to `store` before it
+   * counts: one the store refuses is undone and throws its
+   * `StorageUnavailableError`. The server calls it once the world is put
+   * back from the same store (`replay`).
+   */
+  keepWritesIn(store: WorldStore): void {
+    this.#store = store
+    this.#writes.keepIn((kept) => store.append(this.#entryOf(kept)))
+  }
+
+  /**
+   * Sets the clock, once its store has the move: when the store refuses it,
+   * the clock is put back and the store's error thrown.
+   *
+   * @example
+   * await sandbox.moveClock(Date.parse('2026-12-24T08:00:00Z'))
+   */
+  async moveClock(target: number): Promise<void> {
+    const before = this.clock.now()
+    this.clock.set(target)
+    try {
+      await this.#clockKept
+    } catch (error) {
+      // Put back as it was, which the store need not hear of.
+      this.#clockUnkept = true
+      this.clock.set(before)
+      this.#clockUnkept = false
+      throw error
+    }
+  }
+
+  /**
+   * Puts a world's log back, in order, into this sandbox seeded as the log's
+   * world was (see \`seedOptionsOf\`): its writes, resets and clock moves.
+   * Nothing of it goes to the store again.
+   *
+   * @example
+   * await sandbox.replay(kept.entries)
+   */
+  async replay(entries: readonly LogEntry[]): Promise<void> {
+    await this.ready
+    for (const entry of entries) {
+      if ('reset' in entry) {
+        await this.reset({ scenario: entry.reset.scenario })
+        continue
+      }
+      if ('write' in entry) {
+        const { changes, write } = entry
+        await this.#writes.write(
+          async ({ db, setCount }) => {
+            for (const { kind, record } of changes.inserted) await db.insert(kind, record)
+            for (const { kind, record } of changes.changed) await db.update(kind, record.id, record)
+            setCount(write)
+          },
+          { counted: false, kept: 'nothing' },
+        )
+      }
+      this.clock.set(this.#clockBase() + entry.clock_offset_ms)
+    }
+  }
+
+  /** Resolves once every write so far is done and, with a store, kept. */
+  async idle(): Promise<void> {
+    await this.#writes.idle()
+  }
+
+  /**
+   * How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running
+   * one).
+   */
+  clockOffset(): number {
+    return Math.round(this.clock.now() - this.#clockBase())
+  }
+
+  #clockBase(): number {
+    return this.#options.fixedClock ? this.#options.now : Date.now()
+  }
+
+  #entryOf(kept: Kept): LogEntry {
+    if ('reset' in kept) return kept
+    if ('clock' in kept) return { clock_offset_ms: this.clockOffset() }
+    return { ...kept, clock_offset_ms: this.clockOffset() }
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { Faker } from '@faker-js/faker'
 import type { Database } from '../data/Database.js'
+import type { WorldOf } from '../schemas/snapshot.js'
+import type { DatabaseChanges } from '../schemas/stored.js'
 import { createFaker } from '../world/random.js'
 
 /** The records as everyone but a write sees them: to read, never to change. */
@@ -26,7 +28,18 @@ export interface WriteOptions<T> {
   counted?: boolean
   /** Whether the listeners hear of it (default: always). */
   changed?(value: T): boolean
+  /**
+   * What the store keeps of it: `records` (the default), what it inserted and changed, when it wrote any; `nothing` (a
+   * world being put back from its store); or an entry of its own (a reset, a clock moved).
+   */
+  kept?: 'records' | 'nothing' | (() => Kept)
 }
+
+/** What a store is handed of one write: the records it wrote, or what a reset or a clock move was. */
+export type Kept = { write: number; changes: DatabaseChanges } | { reset: WorldOf } | { clock: true }
+
+/** Where a world's writes go before they count: resolves once the store has one, rejects when it refuses. */
+export type KeepWrite = (kept: Kept) => Promise<void>
 
 /**
  * The only way to change a world's records. Writes run one at a time, so a
@@ -46,6 +59,8 @@ export class WriteQueue {
   /** Writes since the seed; the next write draws from stream `write <count + 1>`. */
   #count = 0
   #tail: Promise<unknown>
+  #keep: KeepWrite | undefined
+  #running = false
 
   /**
    * @param ready Resolves once `db` holds the seeded world: the first write waits for it.
@@ -71,35 +86,72 @@ export class WriteQueue {
     return this.#count
   }
 
+  /** Whether a write is running now. */
+  get running(): boolean {
+    return this.#running
+  }
+
+  /** From now on, every write goes to `keep` before it counts (a store; see `Sandbox.keepWritesIn`). */
+  keepIn(keep: KeepWrite): void {
+    this.#keep = keep
+  }
+
+  /** Resolves once every write queued so far has run. */
+  async idle(): Promise<void> {
+    await this.#tail
+  }
+
   /**
    * Queues a write; resolves with what it returns, or rejects with what it
    * threw once every record it wrote is back as it was.
    */
   write<T>(
     write: (context: Write) => Promise<T>,
-    { counted = true, changed = () => true }: WriteOptions<T> = {},
+    { counted = true, changed = () => true, kept = 'records' }: WriteOptions<T> = {},
   ): Promise<T> {
     const result = this.#tail.then(async () => {
-      const faker = createFaker(this.seed, `write ${this.#count + 1}`)
+      // Made when the write draws from it: a write put back from its store draws nothing.
+      let faker: Faker | undefined
+      const stream = `write ${this.#count + 1}`
+      const fakerOf = () => (faker ??= createFaker(this.seed, stream))
       let db = this.#db
       let count = counted ? this.#count + 1 : this.#count
-      const value = await db.transaction(() =>
-        write({
-          db,
-          faker,
-          replace: (next) => {
-            db = next
-          },
-          setCount: (next) => {
-            count = next
-          },
-        }),
-      )
-      // Only a write that went through takes effect.
-      this.#db = db
-      this.#count = count
-      if (changed(value)) this.notify()
-      return value
+      // The store has the write before it counts; one it refuses is undone by the transaction, like any failure.
+      const keep = kept === 'nothing' ? undefined : this.#keep
+      // A reset or a clock move is kept before it is done: a reset cannot be undone, and needs nothing it makes.
+      const commit =
+        keep && kept === 'records'
+          ? async (changes: DatabaseChanges) => {
+              if (changes.inserted.length > 0 || changes.changed.length > 0) await keep({ write: count, changes })
+            }
+          : undefined
+      this.#running = true
+      try {
+        if (keep && typeof kept === 'function') await keep(kept())
+        const value = await db.transaction(
+          () =>
+            write({
+              db,
+              get faker() {
+                return fakerOf()
+              },
+              replace: (next) => {
+                db = next
+              },
+              setCount: (next) => {
+                count = next
+              },
+            }),
+          commit,
+        )
+        // Only a write that went through takes effect.
+        this.#db = db
+        this.#count = count
+        if (changed(value)) this.notify()
+        return value
+      } finally {
+        this.#running = false
+      }
     })
     this.#tail = result.catch(() => undefined)
     return result

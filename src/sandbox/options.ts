@@ -1,8 +1,11 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
+import type { WorldOf } from '../schemas/snapshot.js'
 import type { WorldRecords } from '../schemas/stored.js'
+import { iso } from '../world/iso.js'
+import { hash32 } from '../world/random.js'
 import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
-import { checkedRecords, type GivenRecords } from './checkedRecords.js'
+import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
 import { parseLatency, type Latency } from './latency.js'
 import { parseRateLimit, type RateLimit } from './RateLimiter.js'
@@ -183,4 +186,28 @@ function normalizeBaseUrl(baseUrl: string | undefined): string | undefined {
   }
   if (url.search || url.hash) throw new TypeError(`baseUrl must not have a query or fragment; got ${baseUrl}.`)
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
+/**
+ * @note Options change only when a reset swaps the scenario: the world is worked out once per options, not on every
+ * save.
+ */
+const worlds = new WeakMap<ResolvedOptions, WorldOf>()
+
+/** The world options seed (see `worldOf`). */
+export function worldOfOptions(options: ResolvedOptions): WorldOf {
+  let world = worlds.get(options)
+  if (!world) {
+    const { seed, now, fixedClock, scenario, organizations, records } = options
+    const hashed = records === undefined ? organizations : [organizations, recordsHash(records)]
+    world = {
+      seed,
+      seeded_at: iso(now),
+      clock: fixedClock ? 'fixed' : 'running',
+      scenario,
+      organizations: hash32(JSON.stringify(hashed)).toString(36),
+    }
+    worlds.set(options, world)
+  }
+  return world
 }

@@ -1,41 +1,8 @@
-import type { ScenarioName } from '../schemas/index.js'
-import { iso } from '../world/iso.js'
-import { hash32 } from '../world/random.js'
-import { recordsHash } from './checkedRecords.js'
-import type { ResolvedOptions, SandboxOptions } from './options.js'
-import type { Sandbox, SandboxChanges } from './Sandbox.js'
+import type { Snapshot, WorldOf } from '../schemas/snapshot.js'
+import { type SandboxOptions, worldOfOptions } from './options.js'
+import type { Sandbox } from './Sandbox.js'
 
-/**
- * A world is its seed plus its writes: what a sandbox must be made from to
- * be seeded as another was (seed, seed instant, clock, scenario, a hash of
- * its organizations), and what was written to it since.
- */
-export interface WorldOf {
-  seed: number
-  /** The seed instant, ISO. */
-  seeded_at: string
-  clock: 'fixed' | 'running'
-  scenario: ScenarioName
-  /**
-   * A hash of the organizations with their sizes (and the records a recorded world starts from): the same text, the
-   * same world.
-   */
-  organizations: string
-}
-
-export interface Snapshot extends WorldOf {
-  /**
-   * How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running one).
-   */
-  clock_offset_ms: number
-  changes: SandboxChanges
-}
-
-/**
- * @note Options change only when a reset swaps the scenario: the world is worked out once per options, not on every
- * save.
- */
-const worlds = new WeakMap<ResolvedOptions, WorldOf>()
+export type { Snapshot, WorldOf }
 
 /**
  * The world a sandbox was seeded as: a snapshot fits only a sandbox seeded the same.
@@ -45,24 +12,6 @@ const worlds = new WeakMap<ResolvedOptions, WorldOf>()
  */
 export function worldOf(sandbox: Sandbox): WorldOf {
   return worldOfOptions(sandbox.options)
-}
-
-/** The world options seed (see `worldOf`). */
-export function worldOfOptions(options: ResolvedOptions): WorldOf {
-  let world = worlds.get(options)
-  if (!world) {
-    const { seed, now, fixedClock, scenario, organizations, records } = options
-    const hashed = records === undefined ? organizations : [organizations, recordsHash(records)]
-    world = {
-      seed,
-      seeded_at: iso(now),
-      clock: fixedClock ? 'fixed' : 'running',
-      scenario,
-      organizations: hash32(JSON.stringify(hashed)).toString(36),
-    }
-    worlds.set(options, world)
-  }
-  return world
 }
 
 /**

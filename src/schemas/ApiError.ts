@@ -17,6 +17,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  storage_unavailable: 503,
   session_exists: 409,
   upstream_unreachable: 502,
   upstream_timeout: 504,

@@ -55,14 +55,26 @@ export const ClockState = z.object({
 })
 export type ClockState = z.infer<typeof ClockState>
 
+/** Where a world's writes are kept, and whether the last one was taken. */
+export const StoreHealth = z.object({
+  /** `memory`: nowhere but in this process; `file`: `--data`; `redis`: `--store redis://`. */
+  kind: z.enum(['memory', 'file', 'redis']),
+  state: z.enum(['ok', 'unavailable']),
+  /** Why the last write was refused, while the store is unavailable. */
+  error: z.string().nullable(),
+})
+export type StoreHealth = z.infer<typeof StoreHealth>
+
 export const Health = z.object({
-  status: z.literal('ok'),
+  /** `degraded`: the store refuses writes (they are answered 503 `storage_unavailable`); reads go on. */
+  status: z.enum(['ok', 'degraded']),
   seed: z.int(),
   scenario: ScenarioName,
   clock: ClockState,
   records: z.object(byKind(() => z.int())),
   journal: z.object({ entries: z.int(), capacity: z.int() }),
   live: z.object({ interval_ms: z.int().nullable() }),
+  store: StoreHealth,
 })
 export type Health = z.infer<typeof Health>
 

@@ -24,3 +24,20 @@ export class SessionExistsError extends Error {
     super(`A session named ${session} exists already.`)
   }
 }
+
+/**
+ * The store did not take a write (a full or read-only disk, Redis out of
+ * reach): the write was undone in memory (503 `storage_unavailable`, with
+ * `Retry-After`); the next write tries again.
+ */
+export class StorageUnavailableError extends Error {
+  readonly code = 'storage_unavailable'
+
+  constructor(
+    /** What the store is: `the data file ./sandbox.log`, `Redis at 127.0.0.1:6379`. */
+    readonly store: string,
+    readonly reason: string,
+  ) {
+    super(`${store} did not take the write (${reason}).`)
+  }
+}

@@ -34,6 +34,7 @@ export const ErrorCode = z.enum([
   'rate_limited',
   'internal_error',
   'service_unavailable',
+  'storage_unavailable',
   'session_exists',
   'upstream_unreachable',
   'upstream_timeout',

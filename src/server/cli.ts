@@ -6,7 +6,7 @@ import { parseLatency } from '../sandbox/latency.js'
 import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
 import { parseRateLimit } from '../sandbox/RateLimiter.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
-import { startServer } from './startServer.js'
+import { type RunningServer, startServer } from './startServer.js'
 
 const program = new Command()
   .name('call-sandbox')
@@ -30,7 +30,10 @@ const program = new Command()
     'JSON file of organizations and keys, shaped like fixtures/organizations.json',
     json,
   )
-  .option('--data <file>', 'keep what is written (contacts, calls) in this file across restarts; a reset empties it')
+  .option(
+    '--data <file>',
+    'keep every write (contacts, calls, the clock) in this file, a log appended and flushed before each answer; a reset empties it',
+  )
   .addOption(
     new Option(
       '--scenario <name>',
@@ -142,9 +145,11 @@ async function main(): Promise<void> {
         ({ key, organization, scopes }) =>
           `  ${key.padEnd(width)}  ${organization.organization_name}: ${scopes.join(', ')}`,
       ),
-      `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" ${running.url}/v1/calls?limit=2`,
+      // Quoted: zsh (macOS's shell) takes an unquoted ? as a pattern.
+      `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" "${running.url}/v1/calls?limit=2"`,
       `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
       `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
+      ...(running.restored ? [describeRestored(running.restored)] : []),
       ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
       ...(options.world
         ? [`world: recorded in ${options.world} (the keys above stand in for the keys that recorded it)`]
@@ -167,6 +172,12 @@ async function main(): Promise<void> {
 }
 
 void main()
+
+function describeRestored({ path, entries, sessions, writes }: NonNullable<RunningServer['restored']>): string {
+  if (entries === 0 && sessions === 0 && writes === 0) return `data: ${path} (new: every write is kept there)`
+  const what = [`${writes} writes since the seed`, `${entries} log entries`, `${sessions} sessions`]
+  return `data: ${path}, restored: ${what.join(', ')}`
+}
 
 function integer(min: number, max: number) {
   return (text: string): number => {

@@ -1,6 +1,6 @@
 export * from '../index.js'
 export { createApp, type AppOptions } from './createApp.js'
-export { DataFileError, readDataFile, writeDataFile } from './dataFile.js'
+export { DataFileError, FileStore, readDataFile } from './dataFile.js'
 export { readRecordingFile, RecordingFileError, worldOptionsOf } from './recordingFile.js'
 export { sandboxRequests } from './sandboxRequests.js'
 export { sendOverHttp, sendingOverHttp } from './sendOverHttp.js'

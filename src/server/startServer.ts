@@ -11,7 +11,9 @@ import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
 import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
-import { DataFileError, readDataFile, restoreDataFile, writeDataFile } from './dataFile.js'
+import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
+import { worldOf } from '../sandbox/snapshot.js'
+import { DEFAULT_SESSION } from '../sessions/Sessions.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
@@ -36,6 +38,8 @@ export interface RunningServer {
   url: string
   sandbox: SandboxWithHandlers
   server: Server
+  /** With `data`: what the data file held at the start (entries of its log, sessions), for the start-up line. */
+  restored?: { path: string; entries: number; sessions: number; writes: number }
   /** Stops taking connections, ends idle ones, and resolves once all are closed. */
   close(): Promise<void>
 }
@@ -54,38 +58,47 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     )
   }
   const sandboxOptions = withRecording(given, record, world)
-  const saved = data === undefined ? undefined : readDataFile(data)
-  // A saved world is seeded again as it was: at the same instant, with the same clock, in the same scenario.
-  const sandbox = createFrom(
-    saved
-      ? {
-          ...sandboxOptions,
-          now: sandboxOptions.now ?? saved.seeded_at,
-          clock: saved.clock,
-          scenario: sandboxOptions.scenario ?? saved.scenario,
-        }
-      : sandboxOptions,
-    world,
-  )
-  await sandbox.ready
-  const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
-  if (data !== undefined) {
-    if (saved) await restoreDataFile(sandbox, data, saved)
-    try {
-      writeDataFile(data, sandbox)
-    } catch (error) {
-      throw new DataFileError(`cannot write the data file ${data}: ${(error as Error).message}`)
-    }
-    const save = () => {
-      try {
-        writeDataFile(data, sandbox)
-      } catch (error) {
-        console.error(`[call-sandbox] could not save ${data}: ${(error as Error).message}`)
+  const store = data === undefined ? undefined : await FileStore.open(data)
+  const saved = store?.content
+  let sandbox: SandboxWithHandlers
+  try {
+    // A saved world is seeded again as it was: at the same instant, with the same clock, in the same scenario.
+    sandbox = createFrom(
+      saved
+        ? {
+            ...sandboxOptions,
+            now: sandboxOptions.now ?? saved.seed.seeded_at,
+            clock: saved.seed.clock,
+            scenario: sandboxOptions.scenario ?? saved.seed.scenario,
+          }
+        : sandboxOptions,
+      world,
+    )
+    await sandbox.ready
+    if (store && data !== undefined) {
+      if (saved) await restoreDataFile(sandbox, store, data, saved)
+      else {
+        await store.compact(emptyHeader(worldOf(sandbox)))
+        sandbox.sessions.load([], store)
+        sandbox.keepWritesIn(sandbox.sessions.worldStore(DEFAULT_SESSION)!)
       }
+      // A log grown well past its header (or a file of an older version) becomes one header.
+      if (saved?.compact) await store.compact(headerOf(sandbox))
     }
-    sandbox.onChange(save)
-    sandbox.sessions.onChange(save)
+  } catch (error) {
+    await store?.close()
+    throw error
   }
+  const restored =
+    data === undefined
+      ? undefined
+      : {
+          path: data,
+          entries: saved?.logged ?? 0,
+          sessions: saved?.sessions.length ?? 0,
+          writes: sandbox.writeCount,
+        }
+  const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
   const listener = sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log })
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
@@ -112,8 +125,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     url: `http://${shownHost}:${address.port}`,
     sandbox,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    restored,
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         closing = true
         sandbox.stop()
         sandbox.sessions.stop()
@@ -122,7 +136,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         server.closeIdleConnections()
         // @note Requests still running get five seconds; then their connections go too.
         setTimeout(() => server.closeAllConnections(), 5_000).unref()
-      }),
+      })
+      // Writes made in process (a test's addCall, a clock moved) are kept before the file is let go.
+      await sandbox.idle().catch(() => undefined)
+      await store?.close()
+    },
   }
 }
 

@@ -1,8 +1,11 @@
-import { resolveOptions, type SandboxOptions } from '../sandbox/options.js'
+import { resolveOptions, type SandboxOptions, worldOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { SessionExistsError } from '../schemas/domainErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
-import { restoreSnapshot, seedOptionsOf, snapshotOf, worldOfOptions, type Snapshot } from '../sandbox/snapshot.js'
+import { restoreSnapshot, seedOptionsOf, snapshotOf, type Snapshot } from '../sandbox/snapshot.js'
+import type { LogEntry } from '../schemas/snapshot.js'
+import type { WorldStore } from '../sandbox/WorldStore.js'
+import type { KeptSession, Store } from './Store.js'
 import {
   SESSION_NAME_MESSAGE,
   SESSION_NAME_PATTERN,
@@ -15,15 +18,8 @@ export const DEFAULT_SESSION = 'default'
 /** How many sessions' worlds stay in memory by default (`--max-sessions`). */
 export const DEFAULT_MAX_SESSIONS = 200
 
-/** A session put away or kept on disk: how it was made, and its world as it stood (see `snapshotOf`). */
-export interface StoredSession {
-  name: string
-  created_at: string
-  /** What it was created with beyond the server's options; null for a session its first request made. */
-  options: Omit<CreateSessionRequest, 'name'> | null
-  /** Its world as it stood; null for one nothing was done to yet. */
-  snapshot: Snapshot | null
-}
+/** A session as its store keeps it: how it was made, and its world as a snapshot and the log since. */
+export type StoredSession = KeptSession
 
 interface Session {
   name: string
@@ -40,8 +36,12 @@ interface Session {
   world?: Sandbox
   /** Its world being brought back. */
   loading?: Promise<Sandbox>
-  /** Its world as it stood when last put away (or kept on disk): what it comes back from. */
+  /** Its world as it stood when last put away (or kept in the store): what it comes back from. */
   saved?: Snapshot
+  /** Its store's log since `saved`: put back after it. */
+  entries: LogEntry[]
+  /** Whether its store knows it (it was created there, or its first write made it so). */
+  kept: boolean
 }
 
 /**
@@ -63,6 +63,7 @@ export class Sessions {
   readonly #default: Session
   #inMemory = 0
   readonly #listeners = new Listeners('a sessions listener')
+  #store: Store | undefined
 
   /**
    * @param base The default session's world: the server's own.
@@ -121,11 +122,17 @@ export class Sessions {
    * Creates a session with options of its own; throws a `SessionExistsError`
    * when the name is taken. Without a name, one is made up.
    */
-  create(name: string | undefined, options: Omit<CreateSessionRequest, 'name'> = {}): SessionInfo {
+  async create(name: string | undefined, options: Omit<CreateSessionRequest, 'name'> = {}): Promise<SessionInfo> {
     const chosen = checkedName(name ?? newSessionName())
     if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
     const session = newSession(chosen, options)
     this.#sessions.set(chosen, session)
+    try {
+      await this.#keep(session)
+    } catch (error) {
+      this.#sessions.delete(chosen)
+      throw error
+    }
     this.#listeners.notify()
     return this.#infoOf(session)
   }
@@ -142,9 +149,11 @@ export class Sessions {
   }
 
   /** Ends a session: its world and whatever it kept are gone. Returns what it was, or undefined for no such session. */
-  delete(name: string): SessionInfo | undefined {
+  async delete(name: string): Promise<SessionInfo | undefined> {
     const session = this.#sessions.get(name)
     if (!session) return undefined
+    if (this.#store && session.kept) await this.#store.append(name, { ended: true })
+    if (this.#sessions.get(name) !== session) return undefined
     const info = this.#infoOf(session)
     this.#sessions.delete(name)
     if (session.world) {
@@ -155,17 +164,20 @@ export class Sessions {
     return info
   }
 
-  /** Every named session that holds more than its seed, as the data file keeps them. */
+  /** Every named session that holds more than its seed, as a store keeps them when it compacts. */
   stored(): StoredSession[] {
     const stored: StoredSession[] = []
     for (const session of this.#sessions.values()) {
-      const snapshot = session.world && session.changed ? snapshotOf(session.world) : session.saved
-      if (session.options || snapshot) {
+      const inMemory = session.world && session.changed
+      const snapshot = inMemory ? snapshotOf(session.world!) : session.saved
+      const entries = inMemory ? [] : session.entries
+      if (session.options || snapshot || entries.length > 0) {
         stored.push({
           name: session.name,
           created_at: new Date(session.createdAt).toISOString(),
           options: session.options ?? null,
           snapshot: snapshot ?? null,
+          entries,
         })
       }
     }
@@ -173,15 +185,19 @@ export class Sessions {
   }
 
   /**
-   * Takes sessions kept on disk, put away: each comes back at its first
-   * request. Throws, taking none, when one was seeded other than these
-   * options would seed it (other organizations or sizes).
+   * Takes the sessions a store kept, put away: each comes back at its first
+   * request, its snapshot then its log put back. Throws, taking none, when
+   * one was seeded other than these options would seed it (other
+   * organizations or sizes). With `store`, every session's writes go there
+   * from now on (the default session's: see `Sandbox.keepWritesIn`).
    */
-  load(stored: readonly StoredSession[]): void {
-    const sessions = stored.map(({ name, created_at, options, snapshot }): Session => {
+  load(stored: readonly StoredSession[], store?: Store): void {
+    const sessions = stored.map(({ name, created_at, options, snapshot, entries }): Session => {
       const session: Session = {
         ...newSession(checkedName(name), options ?? undefined, Date.parse(created_at)),
         saved: snapshot ?? undefined,
+        entries,
+        kept: store !== undefined,
       }
       if (
         snapshot &&
@@ -193,6 +209,29 @@ export class Sessions {
       return session
     })
     for (const session of sessions) this.#sessions.set(session.name, session)
+    if (store) this.#store = store
+  }
+
+  /** The store's part for one session's world: the session is made known to the store by its first entry. */
+  worldStore(name: string): WorldStore | undefined {
+    const store = this.#store
+    if (!store) return undefined
+    return {
+      append: async (entry) => {
+        const session = name === DEFAULT_SESSION ? this.#default : this.#sessions.get(name)
+        if (session) await this.#keep(session)
+        await store.append(name, entry)
+      },
+      health: () => store.health(),
+    }
+  }
+
+  /** Tells the store of a session it does not know yet. */
+  async #keep(session: Session): Promise<void> {
+    if (!this.#store || session.kept || session.name === DEFAULT_SESSION) return
+    const created_at = new Date(session.createdAt).toISOString()
+    await this.#store.append(session.name, { created: { created_at, options: session.options ?? null } })
+    session.kept = true
   }
 
   /** Calls `listener` after any session changed, was made or was ended. */
@@ -227,13 +266,17 @@ export class Sessions {
     const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
     const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, { cursorSecret })
     if (session.saved) await restoreSnapshot(world, session.saved)
+    await world.replay(session.entries)
+    const store = this.worldStore(session.name)
+    if (store) world.keepWritesIn(store)
     // Ended while it was being brought back: it answers what it was asked, and is not kept.
     if (this.#sessions.get(session.name) !== session) {
       world.stop()
       return world
     }
     session.world = world
-    session.changed = false
+    session.changed = session.entries.length > 0
+    session.entries = []
     world.onChange(() => {
       session.changed = true
       this.#listeners.notify()
@@ -295,7 +338,17 @@ export class Sessions {
 }
 
 function newSession(name: string, options: Session['options'], createdAt = Date.now()): Session {
-  return { name, options, createdAt, lastUsedAt: createdAt, requests: 0, inFlight: 0, changed: false }
+  return {
+    name,
+    options,
+    createdAt,
+    lastUsedAt: createdAt,
+    requests: 0,
+    inFlight: 0,
+    changed: false,
+    entries: [],
+    kept: false,
+  }
 }
 
 /** The name, or a TypeError that says what a name is. */

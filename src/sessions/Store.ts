@@ -1,0 +1,37 @@
+import type { StoreHealth } from '../schemas/index.js'
+import type { LogEntry, SessionOptions, Snapshot } from '../schemas/snapshot.js'
+
+/** What a store keeps of one world: the snapshot it was last compacted to (none: its seed), and its log since. */
+export interface KeptWorld {
+  snapshot: Snapshot | null
+  entries: LogEntry[]
+}
+
+/** What a store keeps of a named session: how it was made, and its world. */
+export interface KeptSession extends KeptWorld {
+  name: string
+  created_at: string
+  options: SessionOptions
+}
+
+/** What a store keeps of a server: the default session's world and every named session's. */
+export interface KeptState {
+  world: KeptWorld
+  sessions: KeptSession[]
+}
+
+/** One entry of a session's log: a world's own, or the session made or ended. */
+export type StoreEntry = LogEntry | { created: { created_at: string; options: SessionOptions } } | { ended: true }
+
+/**
+ * Where a server keeps its worlds: an ordered log of entries per session,
+ * behind this one interface (the data file of `--data`, Redis of
+ * `--store`). `Sessions` hands every session's entries to it, and the
+ * worlds do not know which store they have (see `WorldStore`).
+ */
+export interface Store {
+  readonly kind: 'file' | 'redis'
+  /** Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it. */
+  append(session: string, entry: StoreEntry): Promise<void>
+  health(): StoreHealth
+}
