@@ -22,6 +22,8 @@ export default defineConfig({
     exclude: [
       ...configDefaults.exclude,
       'test/package/**',
+      // Servers over a Redis store run apart (npm run test:fleet): npm test needs no Redis.
+      'test/fleet/**',
       ...(lowestMsw ? ['src/storybook/sandboxParameters.test.ts', 'src/storybook/StoryHandler.reset.test.ts'] : []),
     ],
     globalSetup: ['test/support/leftovers.ts'],

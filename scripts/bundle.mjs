@@ -57,11 +57,14 @@ cpSync('dist/src', 'dist/cjs/types', {
 // @note The command is a program, with no consumer's msw to share: it carries
 // its own, and Express and the rest, in one minified bundle (dist/bin/cli.cjs).
 // That halves its start-up (no module resolution), and `npx call-sandbox`
-// runs without the peer installed. The command (dist/bin/call-sandbox.js,
+// runs without the peer installed (the Redis client, a dependency, stays
+// outside: see below). The command (dist/bin/call-sandbox.js,
 // from src/server/bin.ts) turns Node's compile cache on, then requires it.
 await build({
   input: { cli: 'src/server/cli.ts' },
   platform: 'node',
+  // Loaded only with --store redis://, from the package's own dependencies: a start without it pays nothing for it.
+  external: outside(['@redis/client']),
   // ASCII only (non-ASCII characters escaped: faker's emoji, typographic quotes):
   // V8 then keeps the source in one byte a character, not two (1.7 MB less RSS).
   output: {

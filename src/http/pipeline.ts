@@ -34,7 +34,7 @@ export interface PlaneSteps {
  * Answers one request with the plane that owns its path, along the
  * contract's order of checks, one step a comment below:
  *
- * world ready → the plane's steps before routing → path (404) → method
+ * world ready and caught up with its store → the plane's steps before routing → path (404) → method
  * (405) → the plane's authentication (401, and for the API 429, `Prefer`,
  * simulated failures, 403) → path values and query (400) → body
  * (415/400/413/422) → the endpoint (its record 404, its conflict 409) →
@@ -52,6 +52,8 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
   let reply: Reply
   try {
     await sandbox.ready
+    // With a store other servers share: what they wrote first, so that no answer is stale (a 503 when unreadable).
+    await sandbox.catchUp()
     await steps.beforeRoute?.()
 
     // Route: the path must exist, then offer the method.

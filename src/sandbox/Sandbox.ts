@@ -32,7 +32,7 @@ import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
 import { Usage } from './Usage.js'
 import type { WorldStore } from './WorldStore.js'
-import { type Kept, type Records, WriteQueue } from './WriteQueue.js'
+import { type Kept, type Records, type Write, WriteQueue } from './WriteQueue.js'
 
 export type { AddCallInput, AddedCall } from './Factories.js'
 export type { ApiKey } from './KeyRing.js'
@@ -185,36 +185,42 @@ export class Sandbox {
    */
   async reset({ scenario }: { scenario?: ScenarioName } = {}): Promise<void> {
     await this.ready
-    const options =
-      scenario === undefined || scenario === this.#options.scenario
-        ? undefined
-        : resolveOptions({
-            ...this.#input,
-            scenario,
-            now: this.#options.now,
-            clock: this.#options.fixedClock ? 'fixed' : 'running',
-          })
-    await this.#writes.write(
-      async ({ db, replace, setCount }) => {
-        if (options) {
-          const { seed, now, organizations, records } = options
-          const seeded = new Database()
-          await seeded.load(records ?? seededWorld(seed, now, organizations))
-          replace(seeded)
-          this.#options = options
-          this.#keys = new KeyRing(organizations)
-        } else {
-          await db.rollback()
-        }
-        setCount(0)
-        this.clock.reset()
-        this.journal.clear()
-        this.usage.clear()
-        this.#faults = new Faults(this.#options)
-        this.#live.restart()
-      },
-      { counted: false, kept: () => ({ reset: worldOfOptions(options ?? this.#options) }) },
-    )
+    const options = this.#optionsOf(scenario)
+    await this.#writes.write((write) => this.#startOver(write, options), {
+      counted: false,
+      kept: () => ({ reset: worldOfOptions(options ?? this.#options) }),
+    })
+  }
+
+  /** The options a reset to `scenario` seeds from; undefined when it stays the same. */
+  #optionsOf(scenario: ScenarioName | undefined): ResolvedOptions | undefined {
+    if (scenario === undefined || scenario === this.#options.scenario) return undefined
+    return resolveOptions({
+      ...this.#input,
+      scenario,
+      now: this.#options.now,
+      clock: this.#options.fixedClock ? 'fixed' : 'running',
+    })
+  }
+
+  /** Inside a write: back to the seed (of `options`, a scenario swapped to, or of the world's own). */
+  async #startOver({ db, replace, setCount }: Write, options: ResolvedOptions | undefined): Promise<void> {
+    if (options) {
+      const { seed, now, organizations, records } = options
+      const seeded = new Database()
+      await seeded.load(records ?? seededWorld(seed, now, organizations))
+      replace(seeded)
+      this.#options = options
+      this.#keys = new KeyRing(organizations)
+    } else {
+      await db.rollback()
+    }
+    setCount(0)
+    this.clock.reset()
+    this.journal.clear()
+    this.usage.clear()
+    this.#faults = new Faults(this.#options)
+    this.#live.restart()
   }
 
   /**
@@ -293,7 +299,10 @@ export class Sandbox {
    */
   keepWritesIn(store: WorldStore): void {
     this.#store = store
-    this.#writes.keepIn((kept) => store.append(this.#entryOf(kept)))
+    this.#writes.keepIn(
+      (kept) => store.append(this.#entryOf(kept)),
+      () => this.catchUp(),
+    )
   }
 
   /**
@@ -327,21 +336,55 @@ export class Sandbox {
    */
   async replay(entries: readonly LogEntry[]): Promise<void> {
     await this.ready
+    if (entries.length === 0) return
+    await this.#writes.write((write) => this.#putBack(write, entries), { counted: false, kept: 'nothing' })
+  }
+
+  /**
+   * With a store several servers share: puts back what other servers wrote
+   * to this world since it last read its log. The API and the control plane
+   * call it before every answer, so a write answered by one server is seen
+   * by the very next request to another. Throws the store's
+   * `StorageUnavailableError` when it cannot read the log: never stale data.
+   *
+   * @example
+   * await world.catchUp()
+   */
+  async catchUp(): Promise<void> {
+    const store = this.#store
+    if (!store?.since) return
+    const read = await store.since()
+    if (!read) return
+    await this.#writes.write(
+      async (write) => {
+        // Another request of this server may have put these back while this one read them.
+        const place = store.place!()
+        let entries = read.entries
+        if (read.generation === place.generation) {
+          entries = entries.slice(Math.max(0, place.position - read.start))
+          if (entries.length === 0) return
+        } else if (entries[0] === undefined || !('reset' in entries[0])) {
+          // Started over with no reset of its own (the session was ended): back to the world's own seed.
+          await this.#startOver(write, this.#optionsOf(this.#input.scenario ?? 'default'))
+        }
+        await this.#putBack(write, entries)
+        store.caughtUp!(read)
+      },
+      { counted: false, kept: 'nothing' },
+    )
+  }
+
+  /** Inside a write: a log's entries put back, in order (none of them goes to the store again). */
+  async #putBack(write: Write, entries: readonly LogEntry[]): Promise<void> {
     for (const entry of entries) {
       if ('reset' in entry) {
-        await this.reset({ scenario: entry.reset.scenario })
+        await this.#startOver(write, this.#optionsOf(entry.reset.scenario))
         continue
       }
       if ('write' in entry) {
-        const { changes, write } = entry
-        await this.#writes.write(
-          async ({ db, setCount }) => {
-            for (const { kind, record } of changes.inserted) await db.insert(kind, record)
-            for (const { kind, record } of changes.changed) await db.update(kind, record.id, record)
-            setCount(write)
-          },
-          { counted: false, kept: 'nothing' },
-        )
+        for (const { kind, record } of entry.changes.inserted) await write.db.insert(kind, record)
+        for (const { kind, record } of entry.changes.changed) await write.db.update(kind, record.id, record)
+        write.setCount(entry.write)
       }
       this.clock.set(this.#clockBase() + entry.clock_offset_ms)
     }

@@ -8,7 +8,34 @@ import type { LogEntry } from '../schemas/snapshot.js'
  * has.
  */
 export interface WorldStore {
-  /** Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it. */
+  /**
+   * Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it, and with a
+   * `LogMovedOn` when another server wrote to the log since this world last read it (a store several servers share).
+   */
   append(entry: LogEntry): Promise<void>
   health(): StoreHealth
+  /**
+   * A store several servers share: what other servers appended since this world last read or wrote the log, or
+   * undefined when nothing was. `start` is the position of the first entry; a new `generation` means the log was
+   * started over (a reset), and `entries` are all of it.
+   */
+  since?(): Promise<LogRead | undefined>
+  /** The world has put back a read's entries: its place in the log is now after them. */
+  caughtUp?(read: LogRead): void
+  /** Where the world is in the log: the log's generation, and how many of its entries the world holds. */
+  place?(): { generation: number; position: number }
+}
+
+/** Entries read from a shared log, and where they sit in it. */
+export interface LogRead {
+  generation: number
+  start: number
+  entries: LogEntry[]
+}
+
+/** Another server wrote to the shared log first: the write is undone, the world catches up, and it runs again. */
+export class LogMovedOn extends Error {
+  constructor() {
+    super('Another server wrote to this world first.')
+  }
 }

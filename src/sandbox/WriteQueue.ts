@@ -3,6 +3,11 @@ import type { Database } from '../data/Database.js'
 import type { WorldOf } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
 import { createFaker } from '../world/random.js'
+import { StorageUnavailableError } from '../schemas/domainErrors.js'
+import { LogMovedOn } from './WorldStore.js'
+
+/** Writes that lose the race to another server this many times in a row give up (a 503, as the store's error). */
+const MAX_ATTEMPTS = 50
 
 /** The records as everyone but a write sees them: to read, never to change. */
 export type Records = Pick<
@@ -60,6 +65,7 @@ export class WriteQueue {
   #count = 0
   #tail: Promise<unknown>
   #keep: KeepWrite | undefined
+  #catchUp: (() => Promise<void>) | undefined
   #running = false
 
   /**
@@ -91,9 +97,14 @@ export class WriteQueue {
     return this.#running
   }
 
-  /** From now on, every write goes to `keep` before it counts (a store; see `Sandbox.keepWritesIn`). */
-  keepIn(keep: KeepWrite): void {
+  /**
+   * From now on, every write goes to `keep` before it counts (a store; see `Sandbox.keepWritesIn`). A write `keep`
+   * refuses with `LogMovedOn` (another server wrote first) is undone, `catchUp` puts back what the other wrote, and the
+   * write runs again, against the world as it now is.
+   */
+  keepIn(keep: KeepWrite, catchUp?: () => Promise<void>): void {
     this.#keep = keep
+    this.#catchUp = catchUp
   }
 
   /** Resolves once every write queued so far has run. */
@@ -105,9 +116,26 @@ export class WriteQueue {
    * Queues a write; resolves with what it returns, or rejects with what it
    * threw once every record it wrote is back as it was.
    */
-  write<T>(
+  async write<T>(write: (context: Write) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#run(write, options)
+      } catch (error) {
+        if (!(error instanceof LogMovedOn) || !this.#catchUp) throw error
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new StorageUnavailableError(
+            'The shared store',
+            `the write lost the race to other servers ${attempt} times`,
+          )
+        }
+        await this.#catchUp()
+      }
+    }
+  }
+
+  #run<T>(
     write: (context: Write) => Promise<T>,
-    { counted = true, changed = () => true, kept = 'records' }: WriteOptions<T> = {},
+    { counted = true, changed = () => true, kept = 'records' }: WriteOptions<T>,
   ): Promise<T> {
     const result = this.#tail.then(async () => {
       // Made when the write draws from it: a write put back from its store draws nothing.
@@ -131,7 +159,10 @@ export class WriteQueue {
         const value = await db.transaction(
           () =>
             write({
-              db,
+              // The database a reset put in place, for what the same write does after it.
+              get db() {
+                return db
+              },
               get faker() {
                 return fakerOf()
               },

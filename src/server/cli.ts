@@ -34,6 +34,10 @@ const program = new Command()
     '--data <file>',
     'keep every write (contacts, calls, the clock) in this file, a log appended and flushed before each answer; a reset empties it',
   )
+  .option(
+    '--store <url>',
+    'redis://host:port[/db]: keep every session in Redis; every server given the same store is one sandbox (a fleet)',
+  )
   .addOption(
     new Option(
       '--scenario <name>',
@@ -105,6 +109,7 @@ const options = program.parse().opts<{
   calls?: number
   organizations?: unknown
   data?: string
+  store?: string
   scenario?: (typeof SCENARIO_NAMES)[number]
   latency?: ReturnType<typeof parseLatency>
   errorRate?: number

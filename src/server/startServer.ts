@@ -23,6 +23,10 @@ const MAX_HEADER_BYTES = 64 * 1024
 export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Omit<AppOptions, 'proxy'> {
   /** A data file that keeps the sandbox's writes across restarts (`--data`). */
   data?: string
+  /**
+   * `redis://host:port[/db]`: every session's writes in Redis, shared by every server given the same store (`--store`).
+   */
+  store?: string
   /** With `proxy`: keep what the upstream answers in this new file, a world to start from later (`--record`). */
   record?: string
   /** Start from a recording (a file `record` wrote) instead of the seed (`--world`). */
@@ -51,7 +55,10 @@ export interface RunningServer {
  * const { url, close } = await startServer({ port: 0, quiet: true })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 4010, host = '127.0.0.1', quiet, log, data, record, world, ...given } = options
+  const { port = 4010, host = '127.0.0.1', quiet, log, data, store: storeUrl, record, world, ...given } = options
+  if (data !== undefined && storeUrl !== undefined) {
+    throw new Error('--data and --store are two stores: give one (a data file for one server, Redis for a fleet).')
+  }
   if (!isLoopback(host) && given.adminToken === undefined) {
     throw new Error(
       `bound to ${host}, which is not loopback, the control plane would let anyone on the network reset the sandbox: give an admin token (--admin-token), or bind 127.0.0.1.`,
@@ -59,6 +66,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const sandboxOptions = withRecording(given, record, world)
   const store = data === undefined ? undefined : await FileStore.open(data)
+  let shared: { close(): Promise<void> } | undefined
   const saved = store?.content
   let sandbox: SandboxWithHandlers
   try {
@@ -85,6 +93,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // A log grown well past its header (or a file of an older version) becomes one header.
       if (saved?.compact) await store.compact(headerOf(sandbox))
     }
+    if (storeUrl !== undefined) shared = await openShared(sandbox, storeUrl)
   } catch (error) {
     await store?.close()
     throw error
@@ -140,8 +149,32 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // Writes made in process (a test's addCall, a clock moved) are kept before the file is let go.
       await sandbox.idle().catch(() => undefined)
       await store?.close()
+      await shared?.close()
     },
   }
+}
+
+/**
+ * Opens the Redis store a fleet shares, and puts the default session's log
+ * back into the sandbox; every session's writes go there from now on.
+ * @note The Redis client is imported here only: a server without `--store` loads none of it.
+ */
+async function openShared(sandbox: SandboxWithHandlers, url: string): Promise<{ close(): Promise<void> }> {
+  if (!/^rediss?:\/\//.test(url)) {
+    throw new Error(`--store takes redis://host:port[/db] (or rediss:// for TLS); got ${url}.`)
+  }
+  const { RedisStore } = await import('./redisStore.js')
+  const { scenario: _, ...world } = worldOf(sandbox)
+  const store = await RedisStore.open(url, world)
+  try {
+    sandbox.sessions.load(await store.sessions(), store)
+    sandbox.keepWritesIn(sandbox.sessions.worldStore(DEFAULT_SESSION)!)
+    await sandbox.catchUp()
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return store
 }
 
 /**

@@ -216,10 +216,23 @@ export class Sessions {
   worldStore(name: string): WorldStore | undefined {
     const store = this.#store
     if (!store) return undefined
+    const keep = async () => {
+      const session = name === DEFAULT_SESSION ? this.#default : this.#sessions.get(name)
+      if (session) await this.#keep(session)
+    }
+    const log = store.log?.(name)
+    if (log) {
+      return {
+        ...log,
+        append: async (entry) => {
+          await keep()
+          await log.append(entry)
+        },
+      }
+    }
     return {
       append: async (entry) => {
-        const session = name === DEFAULT_SESSION ? this.#default : this.#sessions.get(name)
-        if (session) await this.#keep(session)
+        await keep()
         await store.append(name, entry)
       },
       health: () => store.health(),
@@ -262,6 +275,13 @@ export class Sessions {
 
   /** Makes a session's world from its seed, and puts back what it had when it was put away. */
   async #bringIn(session: Session): Promise<Sandbox> {
+    // Made by another server of a fleet: made as it was there.
+    const elsewhere = session.kept ? undefined : await this.#store?.session?.(session.name)
+    if (elsewhere) {
+      session.options = elsewhere.options ?? undefined
+      session.createdAt = Date.parse(elsewhere.created_at)
+      session.kept = true
+    }
     const options = this.#optionsOf(session)
     const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
     const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, { cursorSecret })

@@ -1,4 +1,5 @@
 import type { StoreHealth } from '../schemas/index.js'
+import type { WorldStore } from '../sandbox/WorldStore.js'
 import type { LogEntry, SessionOptions, Snapshot } from '../schemas/snapshot.js'
 
 /** What a store keeps of one world: the snapshot it was last compacted to (none: its seed), and its log since. */
@@ -31,7 +32,17 @@ export type StoreEntry = LogEntry | { created: { created_at: string; options: Se
  */
 export interface Store {
   readonly kind: 'file' | 'redis'
-  /** Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it. */
+  /**
+   * Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it. A store with
+   * `log` takes only a session's making and end here.
+   */
   append(session: string, entry: StoreEntry): Promise<void>
   health(): StoreHealth
+  /** A store several servers share: one world's place in its session's log, which it reads and appends at. */
+  log?(session: string): SharedLog
+  /** A store several servers share: a session another server may have made since this one started. */
+  session?(name: string): Promise<KeptSession | undefined>
 }
+
+/** A world's part of a store several servers share. */
+export type SharedLog = Required<WorldStore>

@@ -1,0 +1,209 @@
+import { createClient } from '@redis/client'
+import type { LogRead } from '../sandbox/WorldStore.js'
+import { LogMovedOn } from '../sandbox/WorldStore.js'
+import { SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
+import type { StoreHealth } from '../schemas/index.js'
+import { LogEntry, SessionOptions, type WorldOf } from '../schemas/snapshot.js'
+import type { KeptSession, SharedLog, Store, StoreEntry } from '../sessions/Store.js'
+
+/*
+ * `--store redis://host:port[/db]`: every session's log in Redis, so that any
+ * number of servers given the same store are one sandbox.
+ *
+ * Per session, two keys hash-tagged by the session's name (so a Redis Cluster
+ * keeps a session's keys on one shard, and each script touches one shard):
+ * `call-sandbox:{name}:log`, a list of log entries, and
+ * `call-sandbox:{name}:generation`, which a reset (or the session's end)
+ * moves on when it starts the list over. A server holds a world at a place
+ * in its log (generation, position); before every answer it reads what is
+ * after that place (one round trip), and it appends only where it stands:
+ * a server that lost the race reads what won, and runs its write again.
+ */
+
+const PREFIX = 'call-sandbox:'
+
+/** What is after (generation, position): the whole list when the generation moved on. */
+const READ_SINCE = `
+local generation = tonumber(redis.call('GET', KEYS[1]) or '0')
+if generation ~= tonumber(ARGV[1]) then
+  return {generation, 0, redis.call('LRANGE', KEYS[2], 0, -1)}
+end
+local length = redis.call('LLEN', KEYS[2])
+if length <= tonumber(ARGV[2]) then return {generation, length, {}} end
+return {generation, tonumber(ARGV[2]), redis.call('LRANGE', KEYS[2], ARGV[2], -1)}
+`
+
+/** Appends where the writer stands, or answers -1; a reset starts the list over, in the next generation. */
+const APPEND = `
+local generation = tonumber(redis.call('GET', KEYS[1]) or '0')
+if generation ~= tonumber(ARGV[1]) or redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[2]) then return -1 end
+if ARGV[4] == 'reset' then
+  redis.call('DEL', KEYS[2])
+  generation = redis.call('INCR', KEYS[1])
+end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+return generation
+`
+
+/** A session's end: its log gone, its generation moved on (a server holding it starts over from the seed). */
+const END = `
+redis.call('DEL', KEYS[2])
+return redis.call('INCR', KEYS[1])
+`
+
+type Client = ReturnType<typeof createRedisClient>
+
+/**
+ * The Redis store of a fleet of servers.
+ *
+ * @example
+ * const store = await RedisStore.open('redis://127.0.0.1:6379', worldOf(sandbox))
+ */
+export class RedisStore implements Store {
+  readonly kind = 'redis'
+  readonly #client: Client
+  readonly #where: string
+  #error: string | null = null
+
+  private constructor(client: Client, where: string) {
+    this.#client = client
+    this.#where = where
+  }
+
+  /**
+   * Connects, and checks that the store belongs to this world (the same seed,
+   * seed instant, clock and organizations as the servers before): a store
+   * used for the first time takes this world.
+   */
+  static async open(url: string, world: Omit<WorldOf, 'scenario'>): Promise<RedisStore> {
+    const parsed = new URL(url)
+    const where = `Redis at ${parsed.host}${parsed.pathname.length > 1 ? parsed.pathname : ''}`
+    const client = createRedisClient(url)
+    const store = new RedisStore(client, where)
+    client.on('error', (error: Error) => store.#failed(error))
+    client.on('ready', () => {
+      store.#error = null
+    })
+    try {
+      await client.connect()
+      const text = JSON.stringify(world)
+      await client.set(`${PREFIX}world`, text, { condition: 'NX' })
+      const held = await client.get(`${PREFIX}world`)
+      if (held !== text) {
+        throw new Error(
+          `${where} holds another world (${held}): start every server with the same --seed, --now, --clock, --organizations and --calls, or give this one another store.`,
+        )
+      }
+    } catch (error) {
+      client.destroy()
+      throw error
+    }
+    return store
+  }
+
+  health(): StoreHealth {
+    return { kind: 'redis', state: this.#error === null ? 'ok' : 'unavailable', error: this.#error }
+  }
+
+  /** Every named session the store knows, each to be read from its log at its first request. */
+  async sessions(): Promise<KeptSession[]> {
+    const all = await this.#command(() => this.#client.hGetAll(`${PREFIX}sessions`))
+    return Object.entries(all).map(([name, text]) => {
+      const { created_at, options } = JSON.parse(text) as { created_at: string; options: SessionOptions }
+      return { name, created_at, options: SessionOptions.parse(options), snapshot: null, entries: [] }
+    })
+  }
+
+  async session(name: string): Promise<KeptSession | undefined> {
+    const text = await this.#command(() => this.#client.hGet(`${PREFIX}sessions`, name))
+    if (text === null || text === undefined) return undefined
+    const { created_at, options } = JSON.parse(text) as { created_at: string; options: SessionOptions }
+    return { name, created_at, options: SessionOptions.parse(options), snapshot: null, entries: [] }
+  }
+
+  async append(session: string, entry: StoreEntry): Promise<void> {
+    if ('created' in entry) {
+      const made = await this.#command(() =>
+        this.#client.hSetNX(`${PREFIX}sessions`, session, JSON.stringify(entry.created)),
+      )
+      // A session its first write makes may have been made by another server first: the same session.
+      if (!made && entry.created.options !== null) throw new SessionExistsError(session)
+      return
+    }
+    if ('ended' in entry) {
+      await this.#command(() => this.#client.eval(END, { keys: keysOf(session), arguments: [] }))
+      await this.#command(() => this.#client.hDel(`${PREFIX}sessions`, session))
+      return
+    }
+    throw new Error(`A world's entries go to its log (RedisStore.log), not to append: ${JSON.stringify(entry)}.`)
+  }
+
+  /** One world's place in its session's log: what it appends and reads. */
+  log(session: string): SharedLog {
+    const keys = keysOf(session)
+    let generation = 0
+    let position = 0
+    return {
+      append: async (entry) => {
+        const reset = 'reset' in entry ? 'reset' : 'write'
+        const args = [String(generation), String(position), JSON.stringify(entry), reset]
+        const answered = Number(await this.#command(() => this.#client.eval(APPEND, { keys, arguments: args })))
+        if (answered === -1) throw new LogMovedOn()
+        if (reset === 'reset') {
+          generation = answered
+          position = 1
+        } else position++
+      },
+      since: async () => {
+        const args = [String(generation), String(position)]
+        const [read, start, texts] = (await this.#command(() =>
+          this.#client.eval(READ_SINCE, { keys, arguments: args }),
+        )) as [number, number, string[]]
+        if (read === generation && texts.length === 0) return undefined
+        return { generation: read, start, entries: texts.map((text) => LogEntry.parse(JSON.parse(text))) }
+      },
+      caughtUp: (read: LogRead) => {
+        generation = read.generation
+        position = read.start + read.entries.length
+      },
+      place: () => ({ generation, position }),
+      health: () => this.health(),
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close().catch(() => this.#client.destroy())
+  }
+
+  /** Runs a command: a failure is a `StorageUnavailableError`, and health says so until one goes through. */
+  async #command<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      const answer = await command()
+      this.#error = null
+      return answer
+    } catch (error) {
+      if (error instanceof LogMovedOn) throw error
+      this.#failed(error as Error)
+      throw new StorageUnavailableError(this.#where, (error as Error).message || 'no answer')
+    }
+  }
+
+  #failed(error: Error): void {
+    const message = error.message || String(error)
+    if (this.#error === null) console.error(`[call-sandbox] ${this.#where}: ${message}`)
+    this.#error = message.length > 200 ? `${message.slice(0, 200)}…` : message
+  }
+}
+
+function createRedisClient(url: string) {
+  return createClient({
+    url,
+    // A command while the connection is down fails at once (a 503), rather than waiting in a queue.
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
+  })
+}
+
+function keysOf(session: string): string[] {
+  return [`${PREFIX}{${session}}:generation`, `${PREFIX}{${session}}:log`]
+}

@@ -1,0 +1,228 @@
+/**
+ * Servers given the same Redis store are one sandbox (`--store redis://`):
+ * any server answers any session with every acknowledged write, writes
+ * racing on one session lose and fork nothing, and a store that goes away
+ * is a 503, never stale data, until it is back.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/startServer.js'
+import { killChildren, listening, runCli } from '../support/cli.js'
+import { type RedisServer, startRedis } from '../support/redisServer.js'
+import { NOW } from '../support/transports.js'
+
+const AUTH = { Authorization: 'Bearer sk_sandbox_all' }
+const JSON_AUTH = { ...AUTH, 'Content-Type': 'application/json' }
+
+let redis: RedisServer
+const running: RunningServer[] = []
+
+beforeAll(async () => {
+  redis = await startRedis()
+})
+afterAll(async () => {
+  await redis.stop()
+})
+afterEach(async () => {
+  killChildren()
+  await Promise.all(running.splice(0).map((server) => server.close()))
+  // Each test starts from an empty store.
+  await redis.kill()
+  await redis.restart()
+  const { createClient } = await import('@redis/client')
+  const client = createClient({ url: redis.url })
+  await client.connect()
+  await client.flushAll()
+  await client.close()
+})
+
+async function server(options: ServerOptions = {}): Promise<RunningServer> {
+  const started = await startServer({ port: 0, quiet: true, now: NOW, store: redis.url, ...options })
+  running.push(started)
+  return started
+}
+
+async function createContact(url: string, phone: string) {
+  const response = await fetch(`${url}/v1/contacts`, {
+    method: 'POST',
+    headers: JSON_AUTH,
+    body: JSON.stringify({ phone }),
+  })
+  return { status: response.status, body: await response.json() }
+}
+
+async function get(url: string, path: string) {
+  const response = await fetch(`${url}${path}`, { headers: AUTH })
+  return { status: response.status, body: await response.json() }
+}
+
+async function control(url: string, path: string, body: unknown) {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: response.status, body: await response.json() }
+}
+
+/** Every contact of the key's organization, newest first, walking the cursors. */
+async function allContacts(url: string, root = ''): Promise<Array<{ id: string; phone: string }>> {
+  const contacts = []
+  let cursor: string | null = null
+  do {
+    const page: { body: { data: Array<{ id: string; phone: string }>; next_cursor: string | null } } = await get(
+      url,
+      `${root}/v1/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+    )
+    contacts.push(...page.body.data)
+    cursor = page.body.next_cursor
+  } while (cursor)
+  return contacts
+}
+
+describe('servers over one Redis store', () => {
+  it('answers any session from any server: a write answered by one is in the very next answer of the other', async () => {
+    const [a, b] = [await server(), await server()]
+    for (const root of ['', '/sessions/ci-1']) {
+      const created = await (
+        await fetch(`${a.url}${root}/v1/contacts`, {
+          method: 'POST',
+          headers: JSON_AUTH,
+          body: JSON.stringify({ phone: '+14155550101' }),
+        })
+      ).json()
+      const read = await get(b.url, `${root}/v1/contacts/${created.data.id}`)
+      expect(read.status, root || 'the bare root').toBe(200)
+      expect(read.body.data).toEqual(created.data)
+    }
+    // The session made on one server by its first write is served by the other, and stays its own world.
+    expect((await get(b.url, '/v1/contacts?limit=1')).body.data[0].phone).toBe('+14155550101')
+    expect((await allContacts(b.url, '/sessions/ci-1')).filter(({ phone }) => phone === '+14155550101')).toHaveLength(1)
+  })
+
+  it('loses and forks nothing when two servers write to one session at once: unique ids, one order of writes', async () => {
+    const [a, b] = [await server(), await server()]
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        createContact(i % 2 === 0 ? a.url : b.url, `+1415556${String(i).padStart(4, '0')}`),
+      ),
+    )
+    expect(answers.map(({ status }) => status)).toEqual(Array(40).fill(201))
+    const ids = answers.map(({ body }) => body.data.id)
+    expect(new Set(ids).size).toBe(40)
+    const [fromA, fromB] = [await allContacts(a.url), await allContacts(b.url)]
+    expect(fromA).toEqual(fromB)
+    expect(fromA.map(({ id }) => id)).toEqual(expect.arrayContaining(ids))
+    // One order: as one server would have made them, write 1 to 40, on both.
+    expect(a.sandbox.writeCount).toBe(40)
+    expect(b.sandbox.writeCount).toBe(40)
+    // The same phone from both at once: one 201, one 409 naming it.
+    const [first, second] = await Promise.all([
+      createContact(a.url, '+14155550999'),
+      createContact(b.url, '+14155550999'),
+    ])
+    expect([first.status, second.status].sort()).toEqual([201, 409])
+  })
+
+  it('holds a reset, a clock move and a scenario swap on every server', async () => {
+    const [a, b] = [await server(), await server()]
+    await createContact(a.url, '+14155550102')
+    expect((await control(a.url, '/_sandbox/clock', { advance_seconds: 3_600 })).status).toBe(200)
+    expect((await get(b.url, '/_sandbox/clock')).body.data.now).toBe('2026-11-20T13:00:00.000Z')
+    expect((await control(b.url, '/_sandbox/reset', { scenario: 'empty' })).status).toBe(200)
+    const health = await get(a.url, '/_sandbox/health')
+    expect(health.body.data).toMatchObject({ scenario: 'empty', clock: { now: NOW }, records: { calls: 0 } })
+    expect(health.body.data.store).toEqual({ kind: 'redis', state: 'ok', error: null })
+    expect(await allContacts(a.url)).toEqual([])
+  })
+
+  it('serves, from a server started later, the sessions and writes of the servers before', async () => {
+    const a = await server()
+    expect((await control(a.url, '/_sandbox/sessions', { name: 'seven', seed: 7 })).status).toBe(201)
+    const made = await (
+      await fetch(`${a.url}/sessions/seven/v1/contacts`, {
+        method: 'POST',
+        headers: JSON_AUTH,
+        body: JSON.stringify({ phone: '+14155550103' }),
+      })
+    ).json()
+    const later = await server()
+    expect((await get(later.url, `/sessions/seven/v1/contacts/${made.data.id}`)).body.data).toEqual(made.data)
+    expect((await get(later.url, '/sessions/seven/_sandbox/health')).body.data.seed).toBe(7)
+    // A name another server holds is taken on this one too.
+    expect((await control(later.url, '/_sandbox/sessions', { name: 'seven' })).status).toBe(409)
+  })
+
+  it('loses no acknowledged write when a server is killed with SIGKILL during writes', async () => {
+    const cli = runCli(['--port', '0', '--now', NOW, '--store', redis.url, '--quiet'])
+    const { url } = await listening(cli)
+    const acknowledged: string[] = []
+    const writers = [0, 1, 2, 3].map(async (writer) => {
+      for (let i = 0; ; i++) {
+        const answer = await createContact(url, `+1416${writer}${String(i).padStart(6, '0')}`).catch(() => undefined)
+        if (!answer) return
+        if (answer.status === 201) acknowledged.push(answer.body.data.id)
+      }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    cli.child.kill('SIGKILL')
+    await Promise.all(writers)
+    expect(acknowledged.length).toBeGreaterThan(10)
+    const survivor = await server()
+    expect((await allContacts(survivor.url)).map(({ id }) => id)).toEqual(expect.arrayContaining(acknowledged))
+  })
+
+  it('answers 503 storage_unavailable while Redis is gone, never stale data, and recovers by itself', async () => {
+    const [a, b] = [await server(), await server()]
+    const before = await createContact(a.url, '+14155550104')
+    expect(before.status).toBe(201)
+    await redis.kill()
+    const write = await createContact(a.url, '+14155550105')
+    expect(write.status).toBe(503)
+    expect(write.body.error.code).toBe('storage_unavailable')
+    const read = await get(b.url, '/v1/contacts?limit=1')
+    expect(read.status).toBe(503)
+    expect(read.body.error.code).toBe('storage_unavailable')
+    expect((await get(a.url, '/_sandbox/health')).status).toBe(503)
+
+    await redis.restart()
+    // The client reconnects on its own; the first answers after that are whole again.
+    let after = await createContact(b.url, '+14155550105')
+    for (let attempt = 0; after.status === 503 && attempt < 50; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      after = await createContact(b.url, '+14155550105')
+    }
+    expect(after.status).toBe(201)
+    const phones = (await allContacts(a.url)).map(({ phone }) => phone)
+    expect(phones).toEqual(expect.arrayContaining(['+14155550104', '+14155550105']))
+    expect(phones.filter((phone) => phone === '+14155550105')).toHaveLength(1)
+  })
+
+  it('keeps every acknowledged write across a Redis restart under load', async () => {
+    const [a, b] = [await server(), await server()]
+    const acknowledged: string[] = []
+    let writing = true
+    const writers = [a, b].map(async (target, writer) => {
+      for (let i = 0; writing; i++) {
+        const answer = await createContact(target.url, `+1417${writer}${String(i).padStart(6, '0')}`)
+        if (answer.status === 201) acknowledged.push(answer.body.data.id)
+        else expect(answer.body.error.code).toBe('storage_unavailable')
+      }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await redis.kill()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await redis.restart()
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    writing = false
+    await Promise.all(writers)
+    expect(acknowledged.length).toBeGreaterThan(10)
+    const later = await server()
+    expect((await allContacts(later.url)).map(({ id }) => id)).toEqual(expect.arrayContaining(acknowledged))
+  })
+
+  it('refuses to join a store that holds another world', async () => {
+    await server()
+    const error = await startServer({ port: 0, quiet: true, now: NOW, seed: 2, store: redis.url }).catch((e) => e)
+    expect(error.message).toMatch(/holds another world/)
+  })
+})

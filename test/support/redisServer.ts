@@ -1,0 +1,100 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A redis-server of a test's own, on a free loopback port, in a temporary folder. */
+export interface RedisServer {
+  url: string
+  port: number
+  /** Kills it (SIGKILL: what a crash does) and waits for it to be gone. */
+  kill(): Promise<void>
+  /** Starts it again on the same port and folder: what it kept on disk comes back. */
+  restart(): Promise<void>
+  /** Stops it and removes its folder. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts Debian's `redis-server` (7.x) with every write appended and fsync'ed
+ * before Redis answers (`appendfsync always`): what makes "acknowledged"
+ * durable in Redis. Fails, never skips, when redis-server is missing.
+ *
+ * @example
+ * const redis = await startRedis()
+ * afterAll(() => redis.stop())
+ */
+export async function startRedis(): Promise<RedisServer> {
+  if (spawnSync('redis-server', ['--version']).error) {
+    throw new Error('redis-server is missing: install it (apt-get install redis-server); .ci/run does.')
+  }
+  const folder = mkdtempSync(join(tmpdir(), 'call-sandbox-redis-'))
+  const port = await freePort()
+  let child: ChildProcess | undefined
+  const launch = async () => {
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        folder,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+      ],
+      { stdio: 'ignore' },
+    )
+    await waitForPort(port)
+  }
+  const kill = async () => {
+    if (!child || child.exitCode !== null) return
+    const exited = new Promise((resolve) => child!.once('exit', resolve))
+    child.kill('SIGKILL')
+    await exited
+  }
+  await launch()
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    restart: launch,
+    stop: async () => {
+      await kill()
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitForPort(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      socket.once('connect', () => {
+        socket.end()
+        resolve(true)
+      })
+      socket.once('error', () => resolve(false))
+    })
+    if (open) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`redis-server did not listen on ${port} within 5 s.`)
+}
