@@ -102,7 +102,7 @@ export const controlRoutes: readonly Endpoint[] = [
         .optional(),
     }),
     response: RecordEnvelope(z.array(JournalEntry)),
-    answer: ({ sandbox, query }) => ({ body: { data: sandbox.journal.entries(query.limit) } }),
+    answer: async ({ sandbox, query }) => ({ body: { data: await sandbox.journalEntries(query.limit) } }),
   }),
   defineEndpoint({
     method: 'GET',
@@ -126,7 +126,7 @@ export const controlRoutes: readonly Endpoint[] = [
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.array(KeyUsage)),
-    answer: ({ sandbox }) => ({ body: { data: sandbox.usage.report(routes) } }),
+    answer: async ({ sandbox }) => ({ body: { data: await sandbox.usageReport(routes) } }),
   }),
   defineEndpoint({
     method: 'POST',

@@ -68,9 +68,10 @@ function apiSteps(context: RequestContext): PlaneSteps {
     finish(reply, endpoint) {
       if (rateLimit) setRateLimitHeaders(reply.headers, rateLimit)
       if (preferences.applied.length > 0) reply.headers.set('Preference-Applied', preferences.applied.join(', '))
-      sandbox.journal.record(journalEntry(sandbox, { ...context, status: reply.status, key: token }))
       // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
-      if (presented) recordUsage(context, presented, endpoint as ApiEndpoint | undefined, reply.status)
+      const entry = journalEntry(sandbox, { ...context, status: reply.status, key: token })
+      const usage = presented && usageOf(context, presented, endpoint as ApiEndpoint | undefined, reply.status)
+      sandbox.recordRequest(entry, usage)
     },
   }
 }
@@ -108,16 +109,17 @@ function authorize(apiKey: ApiKey, route: ApiEndpoint): void {
   )
 }
 
-function recordUsage(
-  { sandbox, url }: RequestContext,
+/** What the usage report counts of a request of a valid key. */
+function usageOf(
+  { url }: RequestContext,
   presented: ApiKey,
   route: ApiEndpoint | undefined,
   status: number,
-): void {
+): Parameters<Sandbox['usage']['record']> {
   // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
   const parameters = route ? [...url.searchParams.keys()].filter((name) => Object.hasOwn(route.query.shape, name)) : []
   const { key, organization, scopes } = presented
-  sandbox.usage.record({ key, organization_id: organization.organization_id, scopes }, route, parameters, status)
+  return [{ key, organization_id: organization.organization_id, scopes }, route, parameters, status]
 }
 
 function rateLimited({ limit, resetAt }: RateLimitState): ApiError {

@@ -29,6 +29,8 @@ export class LiveMode {
       keys: () => KeyRing
       endings: Endings
       factories: Factories
+      /** Whether this server does the world's timed work now (always, but with a store several servers share). */
+      leads: (ttlMs: number) => Promise<boolean>
     },
   ) {
     this.#arrivals = createFaker(options().seed, 'live')
@@ -38,10 +40,14 @@ export class LiveMode {
   start(): void {
     const { live } = this.options()
     if (live === undefined || this.#timer !== undefined) return
-    this.#timer = setInterval(
-      () => void this.tick().catch((error) => console.error('[call-sandbox] a live call failed:', error)),
-      live,
-    )
+    this.#timer = setInterval(async () => {
+      try {
+        // With a store several servers share, one server rings a world's calls: the one that leads it.
+        if (await this.services.leads(2 * live)) await this.tick()
+      } catch (error) {
+        console.error('[call-sandbox] a live call failed:', error)
+      }
+    }, live)
     // @note Node: a live sandbox alone does not keep a test run or a script from ending.
     ;(this.#timer as { unref?: () => void }).unref?.()
   }

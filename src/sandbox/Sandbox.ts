@@ -1,5 +1,5 @@
 import { Database } from '../data/Database.js'
-import type { ClockState, CreateContactRequest, Health } from '../schemas/index.js'
+import type { ClockState, CreateContactRequest, Health, JournalEntry, KeyUsage } from '../schemas/index.js'
 import type { LogEntry } from '../schemas/snapshot.js'
 import {
   byKind,
@@ -30,7 +30,7 @@ import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptio
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
-import { Usage } from './Usage.js'
+import { countersOf, type Endpoint as UsageEndpoint, Usage } from './Usage.js'
 import type { WorldStore } from './WorldStore.js'
 import { type Kept, type Records, type Write, WriteQueue } from './WriteQueue.js'
 
@@ -120,6 +120,7 @@ export class Sandbox {
       keys: () => this.#keys,
       endings: this.#endings,
       factories: this.#factories,
+      leads: async (ttlMs) => (await this.#store?.leads?.(ttlMs)) ?? true,
     })
     this.#live.start()
   }
@@ -190,6 +191,8 @@ export class Sandbox {
       counted: false,
       kept: () => ({ reset: worldOfOptions(options ?? this.#options) }),
     })
+    // The server that resets forgets the fleet's journal and usage; others putting the reset back keep what came since.
+    await this.#store?.requests?.clear()
   }
 
   /** The options a reset to `scenario` seeds from; undefined when it stays the same. */
@@ -388,6 +391,28 @@ export class Sandbox {
       }
       this.clock.set(this.#clockBase() + entry.clock_offset_ms)
     }
+  }
+
+  /**
+   * Keeps one API request: in the request journal, and (a request with a valid key) in the usage report; with a store
+   * several servers share, there too.
+   */
+  recordRequest(entry: JournalEntry, usage?: Parameters<Usage['record']>): void {
+    this.journal.record(entry)
+    if (usage) this.usage.record(...usage)
+    this.#store?.requests?.record(entry, this.journal.capacity, usage && countersOf(...usage))
+  }
+
+  /** The request journal, newest first: this process's, or the fleet's from its store. */
+  async journalEntries(limit?: number): Promise<JournalEntry[]> {
+    const shared = this.#store?.requests
+    return shared ? shared.journal(limit ?? this.journal.capacity) : this.journal.entries(limit)
+  }
+
+  /** The usage report per key (see `Usage.report`): this process's, or the fleet's from its store. */
+  async usageReport(endpoints: readonly UsageEndpoint[]): Promise<KeyUsage[]> {
+    const shared = this.#store?.requests
+    return (shared ? Usage.fromCounters(await shared.usage()) : this.usage).report(endpoints)
   }
 
   /** Resolves once every write so far is done and, with a store, kept. */

@@ -9,7 +9,7 @@ export interface Endpoint {
   requires: { scope: Scope | null }
 }
 
-interface KeyInfo {
+export interface KeyInfo {
   key: string
   organization_id: string
   scopes: readonly Scope[]
@@ -94,4 +94,64 @@ export class Usage {
   clear(): void {
     this.#byKey.clear()
   }
+
+  /**
+   * A report kept as counters in a store several servers share (see `countersOf`), to report from.
+   *
+   * @example
+   * Usage.fromCounters(await store.usage()).report(routes)
+   */
+  static fromCounters(counters: Record<string, string>): Usage {
+    const usage = new Usage()
+    // Sorted: every server that reads the same counters reports them in the same order.
+    const fields = Object.keys(counters).sort()
+    for (const field of fields) {
+      const [what, key] = field.split('|') as [string, string]
+      if (what === 'key')
+        usage.#byKey.set(key, { info: JSON.parse(counters[field]!), requests: 0, endpoints: new Map() })
+    }
+    for (const field of fields) {
+      const [what, key, method, path, detail] = field.split('|') as [string, string, string, string, string]
+      const keyUsage = usage.#byKey.get(key)
+      if (!keyUsage) continue
+      const count = Number(counters[field])
+      if (what === 'requests') keyUsage.requests = count
+      if (what !== 'status' && what !== 'parameter') continue
+      const id = `${method} ${path}`
+      let counts = keyUsage.endpoints.get(id)
+      if (!counts) {
+        counts = { method, path, requests: 0, statuses: {}, parameters: [], parameterSet: new Set() }
+        keyUsage.endpoints.set(id, counts)
+      }
+      if (what === 'status') {
+        counts.statuses[detail] = count
+        counts.requests += count
+      } else counts.parameterSet.add(detail)
+    }
+    return usage
+  }
+}
+
+/**
+ * One request's counts as a store several servers share keeps them: fields
+ * of one hash, each counted up by one, and the key's own, set.
+ *
+ * @example
+ * countersOf(key, route, ['limit'], 200) // { add: ['requests|sk_…', 'status|sk_…|GET|/v1/calls|200', …], set: {…} }
+ */
+export function countersOf(
+  apiKey: KeyInfo,
+  endpoint: Endpoint | undefined,
+  parameters: Iterable<string>,
+  status: number,
+): { add: string[]; set: Record<string, string> } {
+  const { key } = apiKey
+  const add = [`requests|${key}`]
+  const set: Record<string, string> = { [`key|${key}`]: JSON.stringify(apiKey) }
+  if (endpoint) {
+    const at = `${key}|${endpoint.method}|${endpoint.path}`
+    add.push(`status|${at}|${status}`)
+    for (const name of parameters) set[`parameter|${at}|${name}`] = '1'
+  }
+  return { add, set }
 }

@@ -1,4 +1,4 @@
-import type { StoreHealth } from '../schemas/index.js'
+import type { JournalEntry, StoreHealth } from '../schemas/index.js'
 import type { LogEntry } from '../schemas/snapshot.js'
 
 /**
@@ -24,6 +24,29 @@ export interface WorldStore {
   caughtUp?(read: LogRead): void
   /** Where the world is in the log: the log's generation, and how many of its entries the world holds. */
   place?(): { generation: number; position: number }
+  /**
+   * A store several servers share: whether this server does the world's timed work (live mode's arrivals) for the
+   * next `ttlMs`; one server at a time does, so a call arrives once however many servers hold the world.
+   */
+  leads?(ttlMs: number): Promise<boolean>
+  /** A store several servers share: the world's request journal and usage report, the same from every server. */
+  requests?: SharedRequests
+}
+
+/** The request journal and the usage report of a world, kept where every server of a fleet reads them. */
+export interface SharedRequests {
+  /** Keeps one request: its journal entry (the newest `capacity` are kept) and its usage counters. */
+  record(
+    entry: JournalEntry,
+    capacity: number,
+    counters: { add: string[]; set: Record<string, string> } | undefined,
+  ): void
+  /** The newest entries, newest first. */
+  journal(limit: number): Promise<JournalEntry[]>
+  /** The usage counters (see `Usage.fromCounters`). */
+  usage(): Promise<Record<string, string>>
+  /** Forgets both (a reset). */
+  clear(): Promise<void>
 }
 
 /** Entries read from a shared log, and where they sit in it. */

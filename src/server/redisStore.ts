@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto'
 import { createClient } from '@redis/client'
-import type { LogRead } from '../sandbox/WorldStore.js'
+import type { LogRead, SharedRequests } from '../sandbox/WorldStore.js'
 import { LogMovedOn } from '../sandbox/WorldStore.js'
 import { SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
@@ -47,8 +48,16 @@ return generation
 
 /** A session's end: its log gone, its generation moved on (a server holding it starts over from the seed). */
 const END = `
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 return redis.call('INCR', KEYS[1])
+`
+
+/** Takes or keeps the lead of a world's timed work: free, or already this server's. */
+const LEAD = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
 `
 
 type Client = ReturnType<typeof createRedisClient>
@@ -63,6 +72,8 @@ export class RedisStore implements Store {
   readonly kind = 'redis'
   readonly #client: Client
   readonly #where: string
+  /** This server, to tell which one leads a world's timed work. */
+  readonly #id = randomUUID()
   #error: string | null = null
 
   private constructor(client: Client, where: string) {
@@ -131,7 +142,8 @@ export class RedisStore implements Store {
       return
     }
     if ('ended' in entry) {
-      await this.#command(() => this.#client.eval(END, { keys: keysOf(session), arguments: [] }))
+      const keys = [...keysOf(session), keyOf(session, 'journal'), keyOf(session, 'usage')]
+      await this.#command(() => this.#client.eval(END, { keys, arguments: [] }))
       await this.#command(() => this.#client.hDel(`${PREFIX}sessions`, session))
       return
     }
@@ -168,6 +180,42 @@ export class RedisStore implements Store {
       },
       place: () => ({ generation, position }),
       health: () => this.health(),
+      leads: async (ttlMs) => {
+        const args = [this.#id, String(Math.max(1, Math.round(ttlMs)))]
+        return (
+          (await this.#command(() => this.#client.eval(LEAD, { keys: [keyOf(session, 'live')], arguments: args }))) ===
+          1
+        )
+      },
+      requests: this.#requests(session),
+    }
+  }
+
+  /** A session's journal (a list, newest first, capped) and usage counters (a hash), the same from every server. */
+  #requests(session: string): SharedRequests {
+    const journal = keyOf(session, 'journal')
+    const usage = keyOf(session, 'usage')
+    return {
+      record: (entry, capacity, counters) => {
+        const batch = this.#client
+          .multi()
+          .lPush(journal, JSON.stringify(entry))
+          .lTrim(journal, 0, capacity - 1)
+        if (counters) {
+          for (const field of counters.add) batch.hIncrBy(usage, field, 1)
+          batch.hSet(usage, counters.set)
+        }
+        // Not waited for: the answer has gone; a journal entry lost to a store that is down is said in the log.
+        this.#command(() => batch.exec()).catch(() => undefined)
+      },
+      journal: async (limit) => {
+        const texts = await this.#command(() => this.#client.lRange(journal, 0, limit - 1))
+        return texts.map((text) => JSON.parse(text))
+      },
+      usage: () => this.#command(() => this.#client.hGetAll(usage)),
+      clear: async () => {
+        await this.#command(() => this.#client.del([journal, usage]))
+      },
     }
   }
 
@@ -205,5 +253,10 @@ function createRedisClient(url: string) {
 }
 
 function keysOf(session: string): string[] {
-  return [`${PREFIX}{${session}}:generation`, `${PREFIX}{${session}}:log`]
+  return [keyOf(session, 'generation'), keyOf(session, 'log')]
+}
+
+/** A key of a session's, hash-tagged by its name: a Redis Cluster keeps a session's keys on one shard. */
+function keyOf(session: string, what: string): string {
+  return `${PREFIX}{${session}}:${what}`
 }

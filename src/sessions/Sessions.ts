@@ -336,6 +336,8 @@ export class Sessions {
     world.stop()
     session.world = undefined
     this.#inMemory--
+    // A store several servers share holds all of it: it comes back from its log there, as other servers left it.
+    if (this.#store?.log) return
     if (session.changed) {
       session.saved = snapshotOf(world)
     } else if (!session.saved && !session.options) {

@@ -226,3 +226,65 @@ describe('servers over one Redis store', () => {
     expect(error.message).toMatch(/holds another world/)
   })
 })
+
+describe('what servers over one Redis store share besides the records', () => {
+  it('shows the same request journal and usage report from every server, and a reset empties both on all', async () => {
+    const [a, b] = [await server(), await server()]
+    await get(a.url, '/v1/calls?limit=2')
+    await get(b.url, '/v1/contacts?limit=1')
+    await createContact(a.url, '+14155550106')
+    // The journal is written as the answer goes: give the last one a moment to land.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const [journalA, journalB] = [await get(a.url, '/_sandbox/requests'), await get(b.url, '/_sandbox/requests')]
+    expect(journalA.body.data.map(({ path }: { path: string }) => path)).toEqual([
+      '/v1/contacts',
+      '/v1/contacts',
+      '/v1/calls',
+    ])
+    expect(journalB.body.data).toEqual(journalA.body.data)
+    const [usageA, usageB] = [await get(a.url, '/_sandbox/usage'), await get(b.url, '/_sandbox/usage')]
+    expect(usageA.body.data).toEqual(usageB.body.data)
+    expect(usageA.body.data[0]).toMatchObject({ key: 'sk_sandbox_all', requests: 3 })
+    await control(b.url, '/_sandbox/reset', {})
+    expect((await get(a.url, '/_sandbox/requests')).body.data).toEqual([])
+    expect((await get(a.url, '/_sandbox/usage')).body.data).toEqual([])
+  })
+
+  it('rings a live call once per arrival, however many servers hold the session', async () => {
+    const interval = 100
+    const [a, b] = [await server({ live: interval }), await server({ live: interval })]
+    const started = performance.now()
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    const elapsed = performance.now() - started
+    const [callsA, callsB] = [await get(a.url, '/v1/calls?limit=100'), await get(b.url, '/v1/calls?limit=100')]
+    expect(callsA.body.data).toEqual(callsB.body.data)
+    // Each arrival moves the stopped clock on by the interval: arrivals = clock moved / interval.
+    const arrivals = (Date.parse((await get(a.url, '/_sandbox/clock')).body.data.now) - Date.parse(NOW)) / interval
+    expect(arrivals).toBeGreaterThan(3)
+    // One timer's worth at most (two servers each ringing would make twice as many).
+    expect(arrivals).toBeLessThanOrEqual(Math.ceil(elapsed / interval) + 3)
+  })
+
+  it('keeps no more worlds in memory than --max-sessions, and loses none of what was put away', async () => {
+    const [a, b] = [await server({ maxSessions: 1 }), await server({ maxSessions: 1 })]
+    const made: Record<string, string> = {}
+    for (const name of ['s1', 's2', 's3', 's1', 's2', 's3']) {
+      const answer = await (
+        await fetch(`${a.url}/sessions/${name}/v1/contacts`, {
+          method: 'POST',
+          headers: JSON_AUTH,
+          body: JSON.stringify({ phone: `+1415555${name.slice(1)}${Object.keys(made).length}00` }),
+        })
+      ).json()
+      made[answer.data.id] = name
+    }
+    const inMemory = (await get(a.url, '/_sandbox/sessions')).body.data.filter(
+      ({ in_memory }: { in_memory: boolean }) => in_memory,
+    )
+    expect(inMemory.length).toBeLessThanOrEqual(2) // the default session and one more
+    for (const [id, name] of Object.entries(made)) {
+      expect((await get(b.url, `/sessions/${name}/v1/contacts/${id}`)).status, `${name} ${id}`).toBe(200)
+      expect((await get(a.url, `/sessions/${name}/v1/contacts/${id}`)).status, `${name} ${id}`).toBe(200)
+    }
+  })
+})
