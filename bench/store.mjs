@@ -5,7 +5,7 @@
 //   3. Redis store: GET /v1/calls?limit=20 throughput, against the same server with no store (rounds interleaved);
 //   4. Redis store: write p50, against the file store's (interleaved blocks);
 //   5. two servers over one Redis, the load split between them, against one server over the same Redis.
-// STORE_WRITES=5000 runs figure 1 and 2 smaller (a quick look; the goal is stated at 50,000).
+// STORE_WRITES=5000 runs figure 1 and 2 smaller (a quick look; the goal is stated at 50,000); 0 skips them.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
@@ -121,6 +121,12 @@ const row = (what, value, baseline, goal = '') => {
 }
 
 async function main() {
+  if (WRITES > 0) await fileStore()
+  await redisStore()
+  console.table(rows)
+}
+
+async function fileStore() {
   // 1 and 2: the file store.
   const file = join(folder, 'sandbox.log')
   const empty = await serve(['--data', join(folder, 'empty.log')])
@@ -150,7 +156,9 @@ async function main() {
     emptyStart.startMs,
     'reported',
   )
+}
 
+async function redisStore() {
   // 3, 4, 5: Redis.
   const redis = await startRedis()
   const plain = await serve([])
@@ -192,7 +200,6 @@ async function main() {
   await stop(second.child)
   await stop(shared.child)
   await stop(redis.child)
-  console.table(rows)
 }
 
 try {

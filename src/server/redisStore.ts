@@ -22,6 +22,8 @@ import type { KeptSession, SharedLog, Store, StoreEntry } from '../sessions/Stor
  */
 
 const PREFIX = 'call-sandbox:'
+/** How long a server gathers its requests' journal entries and usage counts before it sends them, in one batch. */
+const BATCH_MS = 5
 
 /** What is after (generation, position): the whole list when the generation moved on. */
 const READ_SINCE = `
@@ -102,7 +104,7 @@ export class RedisStore implements Store {
       const held = await client.get(`${PREFIX}world`)
       if (held !== text) {
         throw new Error(
-          `${where} holds another world (${held}): start every server with the same --seed, --now, --clock, --organizations and --calls, or give this one another store.`,
+          `${where} holds another world (${held}): start every server with the same --seed, --now, --organizations and --calls, or give this one another store.`,
         )
       }
     } catch (error) {
@@ -195,25 +197,49 @@ export class RedisStore implements Store {
   #requests(session: string): SharedRequests {
     const journal = keyOf(session, 'journal')
     const usage = keyOf(session, 'usage')
+    // Requests are sent in batches, a few milliseconds apart: one round trip for many answers, not one each.
+    let entries: string[] = []
+    let capacity = 0
+    const counts = new Map<string, number>()
+    let fields: Record<string, string> = {}
+    let flushing: Promise<unknown> | undefined
+    const flush = () => {
+      const batch = this.#client.multi()
+      if (entries.length > 0) batch.lPush(journal, entries).lTrim(journal, 0, capacity - 1)
+      for (const [field, count] of counts) batch.hIncrBy(usage, field, count)
+      if (Object.keys(fields).length > 0) batch.hSet(usage, fields)
+      entries = []
+      counts.clear()
+      fields = {}
+      flushing = undefined
+      // Not waited for by any answer; a batch lost to a store that is down is said in the log and in health.
+      return this.#command(() => batch.exec()).catch(() => undefined)
+    }
+    const flushed = async () => {
+      if (flushing) await flushing
+    }
     return {
-      record: (entry, capacity, counters) => {
-        const batch = this.#client
-          .multi()
-          .lPush(journal, JSON.stringify(entry))
-          .lTrim(journal, 0, capacity - 1)
+      record: (entry, size, counters) => {
+        // LPUSH of several puts the last one first: the newest goes last.
+        entries.push(JSON.stringify(entry))
+        capacity = size
         if (counters) {
-          for (const field of counters.add) batch.hIncrBy(usage, field, 1)
-          batch.hSet(usage, counters.set)
+          for (const field of counters.add) counts.set(field, (counts.get(field) ?? 0) + 1)
+          Object.assign(fields, counters.set)
         }
-        // Not waited for: the answer has gone; a journal entry lost to a store that is down is said in the log.
-        this.#command(() => batch.exec()).catch(() => undefined)
+        flushing ??= new Promise((resolve) => setTimeout(resolve, BATCH_MS)).then(flush)
       },
       journal: async (limit) => {
+        await flushed()
         const texts = await this.#command(() => this.#client.lRange(journal, 0, limit - 1))
         return texts.map((text) => JSON.parse(text))
       },
-      usage: () => this.#command(() => this.#client.hGetAll(usage)),
+      usage: async () => {
+        await flushed()
+        return this.#command(() => this.#client.hGetAll(usage))
+      },
       clear: async () => {
+        await flushed()
         await this.#command(() => this.#client.del([journal, usage]))
       },
     }
