@@ -14,7 +14,18 @@ import { inProcess, NOW, ORG_1, ORG_2, transports, walk, type Transport } from '
 const UNKNOWN_ORG = '00000000-0000-4000-8000-000000000000'
 const MINUTE = 60_000
 const REQUEST_ID = /^req_[A-Za-z0-9_-]{24,}$/
-const JOURNAL_FIELDS = ['duration_ms', 'key', 'method', 'path', 'query', 'request_id', 'status', 'timestamp']
+const JOURNAL_FIELDS = [
+  'duration_ms',
+  'key',
+  'method',
+  'path',
+  'query',
+  'request',
+  'request_id',
+  'response',
+  'status',
+  'timestamp',
+]
 const ENDPOINTS = [
   'GET /v1/calls',
   'GET /v1/calls/:call_id',
@@ -577,9 +588,80 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         expect(answer.status, limit).toBe(400)
         expect(answer.body.error).toMatchObject({ code: 'invalid_parameter', param: 'limit' })
       }
-      const unknown = await api.request('/_sandbox/requests?since=2026-01-01', { key: null })
+      const unknown = await api.request('/_sandbox/requests?sinse=2026-01-01', { key: null })
       expect(unknown.status).toBe(400)
-      expect(unknown.body.error).toMatchObject({ code: 'unknown_parameter', param: 'since' })
+      expect(unknown.body.error).toMatchObject({
+        code: 'unknown_parameter',
+        param: 'sinse',
+        details: { did_you_mean: 'since' },
+      })
+    })
+
+    it('keeps each request with its headers and body and its answer, a key shortened, bodies cut at 4 KiB', async () => {
+      await postJson(
+        api,
+        '/v1/contacts',
+        { phone: '+14155550123', notes: 'x'.repeat(5_000) },
+        { key: 'sk_sandbox_all' },
+      )
+      await postJson(api, '/v1/contacts', { phone: 'nope' }, { key: 'sk_sandbox_readonly' })
+      const [refused, tooLong] = await get('/_sandbox/requests')
+      expect(refused.request.headers.authorization).toBe('Bearer sk_sandb…only')
+      expect(refused.request).toMatchObject({ body: '{"phone":"nope"}', body_truncated: false })
+      expect(refused.response.headers['content-type']).toBe('application/json')
+      expect(refused.response.headers['x-request-id']).toBe(refused.request_id)
+      // The answer says which check refused it and why.
+      expect(JSON.parse(refused.response.body).error).toMatchObject({ code: 'insufficient_scope' })
+      expect(tooLong.request.body).toHaveLength(4_096)
+      expect(tooLong.request.body_truncated).toBe(true)
+      expect(tooLong.status).toBe(201)
+      const listed = (await get('/_sandbox/requests?limit=1')).at(0)
+      expect(listed.response.body_truncated).toBe(false)
+    })
+
+    it('filters by method, path, status, key and since, and counts what matches, the limit aside', async () => {
+      await api.request('/v1/calls?limit=1')
+      await api.request('/v1/calls?limit=1', { key: 'sk_sandbox_readonly' })
+      await api.request('/v1/contacts?limit=1', { key: 'sk_sandbox_calls' })
+      await api.request('/v1/nowhere')
+      await postJson(api, '/v1/contacts', { phone: '+14155550124' }, { key: 'sk_sandbox_all' })
+      const found = async (query: string) => (await api.request(`/_sandbox/requests?${query}`, { key: null })).body
+      expect((await found('status=4xx')).data.map(({ path }: any) => path)).toEqual(['/v1/nowhere', '/v1/contacts'])
+      expect((await found('status=403')).count).toBe(1)
+      expect((await found('method=post')).data.map(({ status }: any) => status)).toEqual([201])
+      expect((await found('path=/v1/calls')).count).toBe(2)
+      expect((await found('path=/v1/c*')).count).toBe(4)
+      expect((await found('key=sk_sandbox_readonly')).data).toHaveLength(1)
+      const limited = await found('path=/v1/c*&limit=1')
+      expect([limited.data.length, limited.count]).toEqual([1, 4])
+      expect((await found(`since=${encodeURIComponent(NOW)}`)).count).toBe(5)
+      expect((await found('since=2026-11-20T12:00:01Z')).count).toBe(0)
+      for (const [query, param] of [
+        ['status=4x', 'status'],
+        ['path=v1', 'path'],
+        ['since=yesterday', 'since'],
+        ['method=G E T', 'method'],
+      ]) {
+        const answer = await api.request(`/_sandbox/requests?${query}`, { key: null })
+        expect(answer.status, query).toBe(400)
+        expect(answer.body.error).toMatchObject({ code: 'invalid_parameter', param })
+      }
+    })
+  })
+
+  describe('near misses', () => {
+    it('names the endpoint a near path was meant for, and the parameter a near name was meant for', async () => {
+      const path = await api.request('/v1/call')
+      expect(path.status).toBe(404)
+      expect(path.body.error).toMatchObject({ code: 'not_found', details: { did_you_mean: '/v1/calls' } })
+      expect(path.body.error.message).toMatch(/Did you mean \/v1\/calls\?/)
+      const record = await api.request('/v1/contact/3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f')
+      expect(record.body.error.details).toEqual({ did_you_mean: '/v1/contacts/3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f' })
+      const parameter = await api.request('/v1/calls?stauts=completed')
+      expect(parameter.body.error).toMatchObject({ code: 'unknown_parameter', details: { did_you_mean: 'status' } })
+      // Far from every endpoint and parameter: no guess.
+      expect((await api.request('/v1/invoices')).body.error.details).toBeUndefined()
+      expect((await api.request('/v1/calls?colour=red')).body.error.details).toBeUndefined()
     })
   })
 

@@ -1,6 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { controlRoutes } from '../src/control/controlRoutes.js'
+import { livenessRoutes } from '../src/control/controlPlane.js'
 import { sessionRoutes } from '../src/control/sessionRoutes.js'
 import { FORCEABLE_STATUSES } from '../src/http/prefer.js'
 import { routes } from '../src/http/routes.js'
@@ -184,7 +185,9 @@ for (const { setup, adminToken } of SETUPS) {
         const operation = document.paths[route.path]?.[route.method.toLowerCase()]
         expect(operation, `${route.method} ${route.path}`).toBeDefined()
         expect(operation.tags).toEqual(['Sandbox control'])
-        expect(operation.security).toEqual(adminToken ? [{ adminToken: [] }] : [])
+        // The probes (readiness here, liveness in its own plane) want no token: an orchestrator asks them.
+        const guarded = adminToken && route.requires === 'admin token'
+        expect(operation.security, `${route.method} ${route.path}`).toEqual(guarded ? [{ adminToken: [] }] : [])
         expect(Object.keys(operation.responses)).toContain(String(route.status ?? 200))
       }
       expect(document.components.securitySchemes.adminToken).toEqual(
@@ -197,11 +200,11 @@ for (const { setup, adminToken } of SETUPS) {
       expect(document.paths['/openapi.json'].get).toMatchObject({ tags: ['Sandbox control'], security: [] })
     })
 
-    it('has no operation but those of the routes, the control plane, the sessions and /openapi.json', () => {
+    it('has no operation but those of the routes, the probes, the control plane, the sessions and /openapi.json', () => {
       const operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
         Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
       )
-      const expected = [...routes, ...controlRoutes, ...sessionRoutes].map(
+      const expected = [...routes, ...livenessRoutes, ...controlRoutes, ...sessionRoutes].map(
         ({ method, path }) => `${method} ${templateOf(path)}`,
       )
       expect(operations.sort()).toEqual([...expected, 'GET /openapi.json'].sort())

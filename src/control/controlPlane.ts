@@ -1,6 +1,8 @@
-import type { Endpoint, RequestContext } from '../http/Endpoint.js'
+import { z } from 'zod'
+import { defineEndpoint, type Endpoint, type RequestContext } from '../http/Endpoint.js'
+import { NoPath, NoQuery, RecordEnvelope } from '../schemas/index.js'
 import { bearerToken } from '../http/bearerToken.js'
-import { isControlPath, isSessionsPath } from '../http/paths.js'
+import { isControlPath, isSessionsPath, LIVENESS_PATH } from '../http/paths.js'
 import type { Plane, PlaneSteps } from '../http/pipeline.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
@@ -13,21 +15,54 @@ import { sessionRoutes } from './sessionRoutes.js'
  * no faults, no rate limit, and nothing goes into the journal.
  */
 export const CONTROL: Plane = {
+  name: 'control',
   owns: isControlPath,
   endpoints: controlRoutes,
   emptyBody: 'is {}',
   steps: adminSteps,
 }
 
+/**
+ * `GET /_sandbox/live`: the server is alive. It answers without the world: no waiting for the seed, no store to
+ * reach, no admin token, so a probe tells a server that is up from one that is ready (`/_sandbox/ready`).
+ */
+export const livenessRoutes: readonly Endpoint[] = [
+  defineEndpoint({
+    method: 'GET',
+    path: LIVENESS_PATH,
+    requires: 'nothing',
+    summary: 'Whether the server is alive',
+    description:
+      'For a liveness probe: 200 whenever the process answers at all, its world seeded or not, its store reachable or not. No admin token.',
+    pathParams: NoPath,
+    query: NoQuery,
+    response: RecordEnvelope(z.object({ alive: z.literal(true), uptime_seconds: z.number() })),
+    answer: () => ({
+      body: { data: { alive: true, uptime_seconds: Math.round(process.uptime?.() ?? 0) } },
+    }),
+  }),
+]
+
+export const LIVENESS: Plane = {
+  name: 'liveness',
+  owns: (path) => path === LIVENESS_PATH,
+  endpoints: livenessRoutes,
+  emptyBody: 'refused',
+  needsWorld: false,
+  steps: () => ({ authenticate: () => undefined }),
+}
+
 /** The sessions, under `/_sandbox/sessions` at the bare root: made, listed and ended, with the admin token. */
 export const SESSIONS: Plane = {
+  name: 'sessions',
   owns: isSessionsPath,
   endpoints: sessionRoutes,
   emptyBody: 'is {}',
   steps: adminSteps,
 }
 
-function adminSteps({ sandbox, request }: RequestContext): PlaneSteps {
+/** The steps of a plane behind the admin token (when the sandbox has one): the control plane's, the metrics'. */
+export function adminSteps({ sandbox, request }: RequestContext): PlaneSteps {
   return {
     authenticate(endpoint: Endpoint) {
       if (endpoint.requires === 'admin token') checkAdminToken(sandbox, request.headers.get('authorization'))

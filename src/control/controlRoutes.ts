@@ -10,12 +10,15 @@ import {
   DriftReport,
   Health,
   JournalEntry,
+  JournalQuery,
+  Meta,
   KeyUsage,
   parseInstant,
   CallWithMessages,
   NoPath,
   NoQuery,
   RecordEnvelope,
+  StoreHealth,
   ResetRequest,
   ScenarioInfo,
   SimulateCallRequest,
@@ -70,6 +73,30 @@ export const controlRoutes: readonly Endpoint[] = [
     answer: ({ sandbox }) => ({ body: { data: sandbox.health() } }),
   }),
   defineEndpoint({
+    method: 'GET',
+    path: '/_sandbox/ready',
+    requires: 'nothing',
+    summary: 'Whether the sandbox is ready to serve',
+    description:
+      'For a load balancer or an orchestrator: 200 once the world is seeded and its store takes writes; 503 `service_unavailable` while the store refuses them, and 503 `storage_unavailable` while a shared store cannot be read. No admin token.',
+    pathParams: NoPath,
+    query: NoQuery,
+    response: RecordEnvelope(z.object({ ready: z.literal(true), store: StoreHealth })),
+    answer: ({ sandbox }) => {
+      const { store } = sandbox.health()
+      if (store.state !== 'ok') {
+        throw new ApiError(
+          'service_unavailable',
+          `Not ready: the ${store.kind} store refuses writes (${store.error}).`,
+          {
+            headers: { 'Retry-After': '1' },
+          },
+        )
+      }
+      return { body: { data: { ready: true, store } } }
+    },
+  }),
+  defineEndpoint({
     method: 'POST',
     path: '/_sandbox/reset',
     requires: 'admin token',
@@ -91,18 +118,15 @@ export const controlRoutes: readonly Endpoint[] = [
     path: '/_sandbox/requests',
     requires: 'admin token',
     summary: 'The request journal',
-    description: `The newest API requests and their answers, newest first (at most the journal's size, 1,000 by default). Requests to /_sandbox/ and /openapi.json are not in it.`,
+    description: `The newest API requests and their answers, newest first (at most the journal's size, 1,000 by default, and 32 MiB of bodies), each with its headers and its body and the answer's, bodies kept up to 4 KiB. Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since; count is how many match, limit or not. Requests to /_sandbox/ and /openapi.json are not in it.`,
     pathParams: NoPath,
-    query: z.object({
-      limit: z
-        .string()
-        .regex(/^\d{1,7}$/, { error: 'limit must be a positive integer.' })
-        .transform(Number)
-        .pipe(z.int().min(1, { error: 'limit must be a positive integer.' }))
-        .optional(),
-    }),
-    response: RecordEnvelope(z.array(JournalEntry)),
-    answer: async ({ sandbox, query }) => ({ body: { data: await sandbox.journalEntries(query.limit) } }),
+    query: JournalQuery,
+    response: z.object({ data: z.array(JournalEntry), count: z.int(), meta: Meta }),
+    answer: async ({ sandbox, query }) => {
+      const { limit, ...filter } = query
+      const { entries, count } = await sandbox.journalEntries(limit, filter)
+      return { body: { data: entries, count } }
+    },
   }),
   defineEndpoint({
     method: 'GET',

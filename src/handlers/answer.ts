@@ -1,6 +1,6 @@
-import { CONTROL, SESSIONS } from '../control/controlPlane.js'
+import { CONTROL, LIVENESS, SESSIONS } from '../control/controlPlane.js'
 import { API } from '../http/apiPlane.js'
-import type { RequestContext } from '../http/Endpoint.js'
+import type { Observer, RequestContext } from '../http/Endpoint.js'
 import { matchRoute } from '../http/matchRoute.js'
 import { isSessionPath, isSessionsPath, SESSION_PREFIX } from '../http/paths.js'
 import { type Plane, runEndpoint } from '../http/pipeline.js'
@@ -13,8 +13,14 @@ import { ApiError } from '../schemas/ApiError.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 
+/** What the standalone server adds to the dispatch: planes of its own (metrics), and an observer of every answer. */
+export interface ServerParts {
+  planes?: readonly Plane[]
+  observe?: Observer
+}
+
 /** What the sandbox answers below a root: the API, its control plane, and the OpenAPI document. */
-const PLANES: readonly Plane[] = [API, CONTROL, DOCUMENT]
+const PLANES: readonly Plane[] = [API, LIVENESS, CONTROL, DOCUMENT]
 
 /**
  * Answers one request to the sandbox. Below its base URL:
@@ -51,6 +57,7 @@ export async function reply(
   request: Request,
   sessions?: Sessions,
   proxy?: UpstreamProxy,
+  server: ServerParts = {},
 ): Promise<Reply | undefined> {
   const started = performance.now()
   const url = new URL(request.url)
@@ -64,6 +71,7 @@ export async function reply(
     root,
     requestId: newRequestId(),
     started,
+    observe: server.observe,
   })
 
   // A session's root: its name, then a path of its own planes. A bad name or an unknown path makes no session.
@@ -85,7 +93,8 @@ export async function reply(
   if (sessions && isSessionsPath(path))
     return runEndpoint(SESSIONS, { ...contextOf(sessions.base, path, ''), sessions })
 
-  const plane = planeOf(path)
+  // The server's own planes (its metrics), at the bare root only.
+  const plane = server.planes?.find((candidate) => candidate.owns(path)) ?? planeOf(path)
   if (!plane) return undefined
   // In proxy mode the bare root's API is the upstream's: the one fast path, decided here and nowhere else.
   const answerAtRoot = (world: Sandbox) =>

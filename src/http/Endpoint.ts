@@ -29,7 +29,24 @@ export interface RequestContext {
   sessions?: Sessions
   /** In proxy mode, the proxy at this root. */
   proxy?: ProxyControls
+  /** Told of every answer the pipeline gives (the server's metrics). */
+  observe?: Observer
 }
+
+/** What an observer is told of one answer. */
+export interface Answered {
+  /** The plane: `api`, `control`, `sessions` or `document`. */
+  plane: string
+  /** The endpoint matched, like `GET /v1/calls/:call_id`; none for a 404 or a 405. */
+  endpoint: string | undefined
+  /** The session's name: `default` at the bare root. */
+  session: string
+  status: number
+  /** Seconds from the request coming in to its answer. */
+  seconds: number
+}
+
+export type Observer = (answered: Answered) => void
 
 /** What the control plane asks of the proxy in proxy mode (an `UpstreamProxy`, a floor above this one). */
 export interface ProxyControls {
@@ -54,6 +71,8 @@ export interface Outcome {
   asOf?: number
   /** `false`: the body is sent as it is, without `meta` (the OpenAPI document is no envelope). */
   meta?: false
+  /** A body that is no JSON (Prometheus's text), sent as it is with the `Content-Type` in `headers`. */
+  text?: string
 }
 
 /**

@@ -2,12 +2,14 @@ import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import type { JournalEntry } from '../schemas/index.js'
+import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 import { bearerToken } from './bearerToken.js'
+import { bodyRead } from './body.js'
 import { type ApiEndpoint, type RequestContext, scopeOf, successStatusOf } from './Endpoint.js'
 import { isApiPath } from './paths.js'
 import type { Plane, PlaneSteps } from './pipeline.js'
 import { forcedError, type Preferences, parsePrefer } from './prefer.js'
+import type { Reply } from './respond.js'
 import { routes } from './routes.js'
 
 /**
@@ -26,6 +28,7 @@ import { routes } from './routes.js'
  * the same reason: a request the sandbox refuses still counts against its key.
  */
 export const API: Plane = {
+  name: 'api',
   owns: isApiPath,
   endpoints: routes,
   emptyBody: 'refused',
@@ -69,7 +72,7 @@ function apiSteps(context: RequestContext): PlaneSteps {
       if (rateLimit) setRateLimitHeaders(reply.headers, rateLimit)
       if (preferences.applied.length > 0) reply.headers.set('Preference-Applied', preferences.applied.join(', '))
       // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
-      const entry = journalEntry(sandbox, { ...context, status: reply.status, key: token })
+      const entry = journalEntry(sandbox, { ...context, status: reply.status, key: token, reply })
       const usage = presented && usageOf(context, presented, endpoint as ApiEndpoint | undefined, reply.status)
       sandbox.recordRequest(entry, usage)
     },
@@ -166,6 +169,7 @@ export function journalEntry(
     status,
     key,
     started,
+    reply,
   }: {
     requestId: string
     request: Request
@@ -174,6 +178,8 @@ export function journalEntry(
     status: number
     key: string | null
     started: number
+    /** The answer, kept with the request's own headers and body. */
+    reply?: Reply
   },
 ): JournalEntry {
   return {
@@ -185,7 +191,37 @@ export function journalEntry(
     key,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
+    ...(reply && {
+      request: messageOf(request.headers, bodyRead(request) ?? null),
+      response: messageOf(reply.headers, reply.body),
+    }),
   }
+}
+
+/** The journal keeps this much of each body. */
+const KEPT_BODY_BYTES = 4 * 1024
+
+/** One side of an exchange as the journal keeps it: a key in Authorization shortened, the body cut at 4 KiB. */
+function messageOf(headers: Headers, body: Uint8Array | null): JournalMessage {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of headers) {
+    kept[name] =
+      name === 'authorization' ? value.replace(/^(\S+\s+)(\S+)$/, (_, scheme, key) => scheme + shortKey(key)) : value
+  }
+  if (body === null || body.byteLength === 0) return { headers: kept, body: null, body_truncated: false }
+  const truncated = body.byteLength > KEPT_BODY_BYTES
+  const text = new TextDecoder().decode(truncated ? body.subarray(0, KEPT_BODY_BYTES) : body)
+  return { headers: kept, body: text, body_truncated: truncated }
+}
+
+/**
+ * A key as logs and the journal's headers show it: enough to tell keys apart, not the whole key.
+ *
+ * @example
+ * shortKey('sk_sandbox_readonly') // 'sk_sandb…only'
+ */
+export function shortKey(key: string): string {
+  return key.length <= 12 ? key : `${key.slice(0, 8)}…${key.slice(-4)}`
 }
 
 /** The query parameters as the journal keeps them: a repeated one with an array of its values. */

@@ -82,6 +82,18 @@ export async function readBodyAsSent(request: Request): Promise<Uint8Array<Array
 
 /** Requests whose body was given up on past `READ_LIMIT`, unread to its end. */
 const abandoned = new WeakSet<Request>()
+/** What was read of each request's body: the journal keeps its start. */
+const read = new WeakMap<Request, Uint8Array>()
+
+/**
+ * What was read of a request's body (none, when nothing read it or it was too large to read).
+ *
+ * @example
+ * bodyRead(request)?.byteLength // 42
+ */
+export function bodyRead(request: Request): Uint8Array | undefined {
+  return read.get(request)
+}
 
 /**
  * Reads and drops what is left of a body the answer did not need (an error
@@ -119,5 +131,6 @@ async function readAtMost(request: Request, limit: number): Promise<Uint8Array |
     bytes.set(chunk, offset)
     offset += chunk.byteLength
   }
+  read.set(request, bytes)
   return bytes
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../schemas/ApiError.js'
+import { nearest } from './nearest.js'
 
 /** What route matching needs of a route: its method and its path pattern, like `/v1/calls/:call_id`. */
 export interface Matchable {
@@ -25,7 +26,13 @@ export function matchRoute<R extends Matchable>(
   })
   if (matches.length === 0) {
     const endpoints = routes.map((route) => `${route.method} ${route.path}`).join(', ')
-    throw new ApiError('not_found', `No endpoint at ${path}. The endpoints are: ${endpoints}.`)
+    // The near miss: the endpoint path nearest to the one sent, its parameters filled from it where they line up.
+    const meant = nearest(path, new Set(routes.map((route) => filledIn(route.path, segments))), 2)
+    throw new ApiError(
+      'not_found',
+      `No endpoint at ${path}.${meant ? ` Did you mean ${meant}?` : ''} The endpoints are: ${endpoints}.`,
+      meant ? { details: { did_you_mean: meant } } : {},
+    )
   }
   const match = matches.find(({ route }) => route.method === method)
   if (!match) {
@@ -35,6 +42,13 @@ export function matchRoute<R extends Matchable>(
     })
   }
   return match
+}
+
+/** A route's path with its parameters taken from the path sent, where the two have as many segments. */
+function filledIn(pattern: string, segments: string[]): string {
+  const parts = pattern.split('/')
+  if (parts.length !== segments.length) return pattern
+  return parts.map((part, i) => (part.startsWith(':') ? segments[i] : part)).join('/')
 }
 
 function matchPath(pattern: string, segments: string[]): Record<string, string> | undefined {

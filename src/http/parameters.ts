@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ApiError } from '../schemas/ApiError.js'
+import { nearest } from './nearest.js'
 
 /**
  * Query parameters: an unknown name, then a repeated one, then each value in
@@ -17,10 +18,11 @@ export function parseQuery(
   for (const [name] of searchParams) {
     if (!names.includes(name)) {
       const takes = names.length > 0 ? `it takes ${names.join(', ')}` : 'it takes none'
+      const meant = nearest(name, names)
       throw new ApiError(
         'unknown_parameter',
-        `${name || '(empty name)'} is not a parameter of ${route.method} ${route.path}; ${takes}.`,
-        { param: name },
+        `${name || '(empty name)'} is not a parameter of ${route.method} ${route.path}${meant ? ` (did you mean ${meant}?)` : ''}; ${takes}.`,
+        { param: name, ...(meant && { details: { did_you_mean: meant } }) },
       )
     }
     counts.set(name, (counts.get(name) ?? 0) + 1)

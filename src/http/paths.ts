@@ -4,6 +4,8 @@ export const CONTROL_PREFIX = '/_sandbox'
 export const SESSIONS_PATH = `${CONTROL_PREFIX}/sessions`
 /** Where a session's root lives: `/sessions/{name}`, with the API, the control plane and the document below it. */
 export const SESSION_PREFIX = '/sessions'
+/** Where a probe asks whether the server is alive (see `/_sandbox/ready` for whether it can serve). */
+export const LIVENESS_PATH = `${CONTROL_PREFIX}/live`
 /** Where the OpenAPI document is served, below a root. */
 export const DOCUMENT_PATH = '/openapi.json'
 

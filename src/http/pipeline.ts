@@ -12,6 +12,13 @@ import { failedReply, jsonReply, type Reply, respond } from './respond.js'
  * pipeline runs around them.
  */
 export interface Plane {
+  /** Its name, for metrics: `api`, `control`, `sessions`, `document`, `liveness`. */
+  name: string
+  /**
+   * `false`: answers without the world (liveness): no waiting for the seed, no catching up with the store, nothing
+   * settled.
+   */
+  needsWorld?: false
   /** Whether a path (below the root) is this plane's. */
   owns(path: string): boolean
   endpoints: readonly Endpoint[]
@@ -51,9 +58,11 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
   let endpoint: Endpoint | undefined
   let reply: Reply
   try {
-    await sandbox.ready
-    // With a store other servers share: what they wrote first, so that no answer is stale (a 503 when unreadable).
-    await sandbox.catchUp()
+    if (plane.needsWorld !== false) {
+      await sandbox.ready
+      // With a store other servers share: what they wrote first, so that no answer is stale (a 503 when unreadable).
+      await sandbox.catchUp()
+    }
     await steps.beforeRoute?.()
 
     // Route: the path must exist, then offer the method.
@@ -77,16 +86,24 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     // The endpoint, as of one instant: what is due by meta.timestamp has come, so a client polling with
     // since=meta.timestamp misses nothing.
     const now = sandbox.clock.now()
-    await sandbox.settle(now)
+    if (plane.needsWorld !== false) await sandbox.settle(now)
     const outcome = await endpoint.answer({ ...context, params, query, body, apiKey } as never)
     const status = outcome.status ?? successStatusOf(endpoint)
-    reply =
-      outcome.meta === false
-        ? jsonReply(requestId, status, outcome.body, outcome.headers)
-        : respond(sandbox, requestId, status, outcome.body, outcome.headers, outcome.asOf ?? now)
+    if (outcome.text !== undefined) {
+      const headers = new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...outcome.headers })
+      reply = { status, headers, body: new TextEncoder().encode(outcome.text) }
+    } else if (outcome.meta === false) reply = jsonReply(requestId, status, outcome.body, outcome.headers)
+    else reply = respond(sandbox, requestId, status, outcome.body, outcome.headers, outcome.asOf ?? now)
   } catch (error) {
     reply = await failedReply(sandbox, requestId, request, error)
   }
   steps.finish?.(reply, endpoint)
+  context.observe?.({
+    plane: plane.name,
+    endpoint: endpoint && `${endpoint.method} ${endpoint.path}`,
+    session: context.root === '' ? 'default' : context.root.slice(context.root.lastIndexOf('/') + 1),
+    status: reply.status,
+    seconds: (performance.now() - context.started) / 1000,
+  })
   return reply
 }

@@ -23,6 +23,7 @@ const getDocument = defineEndpoint({
 
 /** The OpenAPI document: no API key, no admin token. */
 export const DOCUMENT: Plane = {
+  name: 'document',
   owns: (path) => path === DOCUMENT_PATH,
   endpoints: [getDocument],
   emptyBody: 'refused',

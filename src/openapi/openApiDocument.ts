@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { controlRoutes } from '../control/controlRoutes.js'
+import { livenessRoutes } from '../control/controlPlane.js'
 import { sessionRoutes } from '../control/sessionRoutes.js'
 import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
 import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
@@ -52,6 +53,11 @@ const DocumentedErrorEnvelope = ErrorEnvelope.extend({
             key_scopes: z.array(Scope),
             /** 409 `session_exists`: the session of that name. */
             session: z.string(),
+            /**
+             * 404 `not_found` and 400 `unknown_parameter`: the endpoint path or the parameter nearest to the one
+             * sent, when one is near enough to be what was meant.
+             */
+            did_you_mean: z.string(),
           })
           .partial(),
       ])
@@ -187,13 +193,14 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       },
     })
   }
-  for (const route of [...controlRoutes, ...sessionRoutes]) {
+  for (const route of [...livenessRoutes, ...controlRoutes, ...sessionRoutes]) {
     operation(route.path, route.method, {
       operationId: operationId(route.method, route.path),
       summary: route.summary,
       description: route.description,
       tags: ['Sandbox control'],
-      security: sandbox.options.adminToken === undefined ? [] : [{ adminToken: [] }],
+      security:
+        sandbox.options.adminToken === undefined || route.requires !== 'admin token' ? [] : [{ adminToken: [] }],
       parameters: [...parameters(route.pathParams, 'path', toSchema), ...parameters(route.query, 'query', toSchema)],
       ...(route.body && {
         requestBody: { required: false, content: { 'application/json': { schema: toSchema(route.body, 'input') } } },

@@ -1,10 +1,25 @@
 import type { JournalEntry } from '../schemas/index.js'
 
 export const DEFAULT_JOURNAL_SIZE = 1_000
+/** What the journal's bodies and headers may take in all; past it the oldest entries go, whatever the size. */
+export const JOURNAL_BYTES = 32 * 1024 * 1024
+
+/** Which entries `entries` answers: each given field must match. */
+export interface JournalFilter {
+  method?: string
+  /** A path as sent; ending in `*`, every path that starts with what comes before it. */
+  path?: string
+  /** A status, or a class of them: `404`, `4xx`. */
+  status?: string
+  key?: string
+  /** Answered at or after this instant of the sandbox clock (epoch ms). */
+  since?: number
+}
 
 /**
- * The request journal: the newest requests, in a ring of fixed size, so
- * that a long-running sandbox keeps a bounded amount of them.
+ * The request journal: the newest requests, in a ring of fixed size and of
+ * at most `JOURNAL_BYTES` of bodies and headers, so that a long-running
+ * sandbox keeps a bounded amount of them.
  *
  * @example
  * const journal = new Journal(1_000)
@@ -12,44 +27,112 @@ export const DEFAULT_JOURNAL_SIZE = 1_000
  */
 export class Journal {
   readonly #ring: (JournalEntry | undefined)[]
+  readonly #sizes: number[]
   #next = 0
   #size = 0
+  #bytes = 0
 
-  constructor(readonly capacity: number = DEFAULT_JOURNAL_SIZE) {
+  constructor(
+    readonly capacity: number = DEFAULT_JOURNAL_SIZE,
+    readonly maxBytes: number = JOURNAL_BYTES,
+  ) {
     if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > 1_000_000) {
       throw new TypeError(`journalSize must be an integer from 1 to 1,000,000; got ${String(capacity)}.`)
     }
     this.#ring = new Array(capacity)
+    this.#sizes = new Array(capacity).fill(0)
   }
 
-  /** Keeps an entry; past the capacity, the oldest goes. */
+  /** Keeps an entry; past the capacity, or past `maxBytes` in all, the oldest go. */
   record(entry: JournalEntry): void {
+    if (this.#size === this.capacity) this.#dropOldest()
+    const size = sizeOf(entry)
     this.#ring[this.#next] = entry
+    this.#sizes[this.#next] = size
+    this.#bytes += size
     this.#next = (this.#next + 1) % this.capacity
-    this.#size = Math.min(this.#size + 1, this.capacity)
+    this.#size++
+    while (this.#bytes > this.maxBytes && this.#size > 1) this.#dropOldest()
   }
 
   /**
-   * Newest first; at most `limit` of them.
+   * Newest first; at most `limit` of them, of those `filter` lets through.
    *
    * @example
    * journal.entries(1)[0]?.path // the last request's path
    */
-  entries(limit = this.capacity): JournalEntry[] {
-    const count = Math.min(limit, this.#size)
-    const entries: JournalEntry[] = []
-    for (let i = 1; i <= count; i++) entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!)
-    return entries
+  entries(limit = this.capacity, filter: JournalFilter = {}): JournalEntry[] {
+    return filterEntries(this.#all(), filter).slice(0, limit)
+  }
+
+  /** How many entries `filter` lets through. */
+  count(filter: JournalFilter = {}): number {
+    return filterEntries(this.#all(), filter).length
   }
 
   get size(): number {
     return this.#size
   }
 
+  /** What the kept entries' bodies and headers take, about. */
+  get bytes(): number {
+    return this.#bytes
+  }
+
   /** Forgets every entry (a reset does). */
   clear(): void {
     this.#ring.fill(undefined)
+    this.#sizes.fill(0)
     this.#next = 0
     this.#size = 0
+    this.#bytes = 0
   }
+
+  #all(): JournalEntry[] {
+    const entries: JournalEntry[] = []
+    for (let i = 1; i <= this.#size; i++) entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!)
+    return entries
+  }
+
+  #dropOldest(): void {
+    const oldest = (this.#next - this.#size + this.capacity) % this.capacity
+    this.#bytes -= this.#sizes[oldest]!
+    this.#ring[oldest] = undefined
+    this.#sizes[oldest] = 0
+    this.#size--
+  }
+}
+
+/**
+ * The entries `filter` lets through, in their order.
+ *
+ * @example
+ * filterEntries(entries, { status: '4xx' })
+ */
+export function filterEntries(entries: readonly JournalEntry[], filter: JournalFilter): JournalEntry[] {
+  const { method, path, status, key, since } = filter
+  const prefix = path?.endsWith('*') ? path.slice(0, -1) : undefined
+  return entries.filter(
+    (entry) =>
+      (method === undefined || entry.method === method.toUpperCase()) &&
+      (path === undefined || (prefix !== undefined ? entry.path.startsWith(prefix) : entry.path === path)) &&
+      (status === undefined || matchesStatus(entry.status, status)) &&
+      (key === undefined || entry.key === key) &&
+      (since === undefined || Date.parse(entry.timestamp) >= since),
+  )
+}
+
+function matchesStatus(status: number, wanted: string): boolean {
+  return /^\dxx$/i.test(wanted) ? Math.floor(status / 100) === Number(wanted[0]) : status === Number(wanted)
+}
+
+/** About what an entry takes: its bodies and headers, and the rest. */
+function sizeOf(entry: JournalEntry): number {
+  let size = 256 + entry.path.length
+  for (const message of [entry.request, entry.response]) {
+    if (!message) continue
+    size += message.body?.length ?? 0
+    for (const [name, value] of Object.entries(message.headers)) size += name.length + value.length
+  }
+  return size
 }

@@ -23,7 +23,7 @@ import {
   type LeadOverrides,
 } from './Factories.js'
 import { Faults, type NextFaults } from './Faults.js'
-import { Journal } from './Journal.js'
+import { filterEntries, Journal, type JournalFilter } from './Journal.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptions } from './options.js'
@@ -403,10 +403,18 @@ export class Sandbox {
     this.#store?.requests?.record(entry, this.journal.capacity, usage && countersOf(...usage))
   }
 
-  /** The request journal, newest first: this process's, or the fleet's from its store. */
-  async journalEntries(limit?: number): Promise<JournalEntry[]> {
+  /**
+   * The request journal, newest first (at most `limit`, of those `filter` lets through), and how many `filter` lets
+   * through: this process's, or the fleet's from its store.
+   */
+  async journalEntries(
+    limit = this.journal.capacity,
+    filter: JournalFilter = {},
+  ): Promise<{ entries: JournalEntry[]; count: number }> {
     const shared = this.#store?.requests
-    return shared ? shared.journal(limit ?? this.journal.capacity) : this.journal.entries(limit)
+    if (!shared) return { entries: this.journal.entries(limit, filter), count: this.journal.count(filter) }
+    const matching = filterEntries(await shared.journal(this.journal.capacity), filter)
+    return { entries: matching.slice(0, limit), count: matching.length }
   }
 
   /** The usage report per key (see `Usage.report`): this process's, or the fleet's from its store. */

@@ -120,6 +120,15 @@ export const JournalContract = z.object({
 export type JournalContract = z.infer<typeof JournalContract>
 
 /** One API request as the sandbox answered it. */
+/** One side of an exchange as the journal keeps it. */
+export const JournalMessage = z.object({
+  headers: z.record(z.string(), z.string()),
+  /** The body as text (none: no body); cut at 4 KiB, then `body_truncated`. */
+  body: z.string().nullable(),
+  body_truncated: z.boolean(),
+})
+export type JournalMessage = z.infer<typeof JournalMessage>
+
 export const JournalEntry = z.object({
   request_id: z.string(),
   method: z.string(),
@@ -136,6 +145,10 @@ export const JournalEntry = z.object({
   timestamp: Timestamp,
   /** Proxy mode only: the upstream's answer held to the contract. */
   contract: JournalContract.optional(),
+  /** What was sent: its headers (an Authorization key shortened) and its body, kept up to 4 KiB. */
+  request: JournalMessage.optional(),
+  /** What was answered: its headers and its body, kept up to 4 KiB. */
+  response: JournalMessage.optional(),
 })
 export type JournalEntry = z.infer<typeof JournalEntry>
 

@@ -21,6 +21,42 @@ const limit = z
   .transform(Number)
   .pipe(z.int().min(1, { error: LIMIT_MESSAGE }).max(MAX_LIMIT, { error: LIMIT_MESSAGE }))
 
+/** The request journal's filters (`GET /_sandbox/requests`): each given one must match. */
+export const JournalQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d{1,7}$/, { error: 'limit must be a positive integer.' })
+    .transform(Number)
+    .pipe(z.int().min(1, { error: 'limit must be a positive integer.' }))
+    .optional(),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,16}$/, { error: 'method must be an HTTP method, such as GET or POST.' })
+    .optional(),
+  path: z
+    .string()
+    .regex(/^\/\S*$/, { error: 'path must start with /, such as /v1/contacts, or end with * for a prefix: /v1/*.' })
+    .optional(),
+  status: z
+    .string()
+    .regex(/^([1-5]\d\d|[1-5]xx)$/i, { error: 'status must be a status, such as 404, or a class, such as 4xx.' })
+    .optional(),
+  key: z.string().min(1, { error: 'key must be an API key, such as sk_sandbox_all.' }).optional(),
+  since: z
+    .string()
+    .transform((text, context) => {
+      const ms = parseInstant(text)
+      if (ms !== undefined) return ms
+      context.addIssue({
+        code: 'custom',
+        message: 'since must be an ISO 8601 date-time, such as 2026-11-20T12:00:00Z.',
+      })
+      return z.NEVER
+    })
+    .optional(),
+})
+export type JournalQuery = z.infer<typeof JournalQuery>
+
 const SINCE_MESSAGE = 'since must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T09:00:00Z.'
 const since = z.string().transform((text, context) => {
   const ms = parseInstant(text)

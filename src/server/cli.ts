@@ -82,6 +82,12 @@ const program = new Command()
   )
   .option('--world <file>', 'start from a recorded world (a file --record wrote) instead of the seed')
   .option('-q, --quiet', 'no request log')
+  .option('--no-metrics', 'no /_sandbox/metrics, and nothing counted for it')
+  .addOption(
+    new Option('--log <format>', 'the request log: text, a line for people; json, one JSON object a line')
+      .choices(['text', 'json'])
+      .default('text'),
+  )
   .addHelpText(
     'after',
     `
@@ -123,6 +129,8 @@ const options = program.parse().opts<{
   record?: string
   world?: string
   quiet?: boolean
+  metrics: boolean
+  log: 'text' | 'json'
 }>()
 
 /**
@@ -132,11 +140,12 @@ const options = program.parse().opts<{
 async function main(): Promise<void> {
   try {
     const started = performance.now()
-    const { proxy, proxyTimeout, ...rest } = options
+    const { proxy, proxyTimeout, log: logFormat, ...rest } = options
     if (proxyTimeout !== undefined && proxy === undefined)
       throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
     const running = await startServer({
       ...rest,
+      logFormat,
       organizations: options.organizations as never,
       proxy: proxy === undefined ? undefined : { upstream: proxy, timeoutMs: proxyTimeout },
     })

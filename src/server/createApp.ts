@@ -6,14 +6,7 @@ import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import {
-  allowAnyOrigin,
-  EXPOSED_HEADERS,
-  logWhenFinished,
-  type LogOptions,
-  requestLog,
-  sendReply,
-} from './httpAnswers.js'
+import { allowAnyOrigin, EXPOSED_HEADERS, type LogOptions, requestLog, sendReply } from './httpAnswers.js'
 import { answerSandboxRequest, urlOf } from './sandboxRequests.js'
 
 /** The request log's options; proxy mode is the sandbox's own (`createSandbox({ proxy })`), not the app's. */
@@ -35,7 +28,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   // Any origin, no cookies: keys travel in Authorization, which the preflight allows.
   const preflight = cors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 })
   app.use((request, response, next) => {
-    if (log) logWhenFinished(request, response, log)
+    log?.(request, response)
     // An OPTIONS that is no preflight is an API request like any other (405).
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined)
       return preflight(request, response, next)

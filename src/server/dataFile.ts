@@ -99,6 +99,7 @@ export class FileStore implements Store {
   /** Appends run one at a time, in the order they were asked for. */
   #tail: Promise<unknown> = Promise.resolve()
   #error: string | null = null
+  #errors = 0
   /** The named sessions the file knows: with none, a reset of the default session truncates the file. */
   readonly #sessions = new Set<string>()
 
@@ -134,6 +135,11 @@ export class FileStore implements Store {
       releaseLock(path)
       throw error
     }
+  }
+
+  /** How many appends the file refused since it was opened. */
+  get errors(): number {
+    return this.#errors
   }
 
   health(): StoreHealth {
@@ -216,6 +222,7 @@ export class FileStore implements Store {
       await write()
       this.#error = null
     } catch (error) {
+      this.#errors++
       this.#error = (error as Error).message
       if (this.#error.length > 200) this.#error = `${this.#error.slice(0, 200)}…`
       console.error(`[call-sandbox] the data file ${this.#path} refused a write: ${this.#error}`)

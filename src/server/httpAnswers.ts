@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { shortKey } from '../http/apiPlane.js'
+import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
 
 /*
@@ -29,26 +31,55 @@ export interface LogOptions {
   quiet?: boolean
   /** Where the request log goes; default stdout. */
   log?: (line: string) => void
+  /** `text` (the default): a line for people; `json`: one JSON object a line, for machines (`--log json`). */
+  logFormat?: 'text' | 'json'
 }
 
-/** The request log's writer, or undefined when quiet. */
-export function requestLog({ quiet, log }: LogOptions): ((line: string) => void) | undefined {
-  return quiet ? undefined : (log ?? ((line: string) => process.stdout.write(`${line}\n`)))
+/** The request log: a line an answer, written once it has gone out; undefined when quiet. */
+export function requestLog({ quiet, log, logFormat = 'text' }: LogOptions): RequestLog | undefined {
+  if (quiet) return undefined
+  const write = log ?? ((line: string) => process.stdout.write(`${line}\n`))
+  return (request, response) => logWhenFinished(request, response, write, logFormat)
 }
+
+export type RequestLog = (request: IncomingMessage, response: ServerResponse) => void
 
 /**
  * Writes `GET /v1/calls?limit=2 200 4.210 ms req_…` once the answer has gone
- * out: method, path as sent, status, time to the end of the answer, request id.
+ * out: method, path as sent, status, time to the end of the answer, request
+ * id. As JSON: those, the session, the time and the key, shortened.
  */
-export function logWhenFinished(request: IncomingMessage, response: ServerResponse, log: (line: string) => void): void {
+function logWhenFinished(
+  request: IncomingMessage,
+  response: ServerResponse,
+  log: (line: string) => void,
+  format: 'text' | 'json',
+): void {
   const started = performance.now()
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
-  const path = (request as { originalUrl?: string }).originalUrl ?? request.url
-  response.once('finish', () =>
+  const path = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/'
+  response.once('finish', () => {
+    const ms = performance.now() - started
+    const requestId = response.getHeader('x-request-id') ?? null
+    if (format === 'text') {
+      log(`${request.method} ${path} ${response.statusCode} ${ms.toFixed(3)} ms ${requestId ?? '-'}`)
+      return
+    }
+    const token = bearerToken(request.headers.authorization ?? null)
+    const session = /^\/sessions\/([^/?]+)/.exec(path)?.[1] ?? 'default'
     log(
-      `${request.method} ${path} ${response.statusCode} ${(performance.now() - started).toFixed(3)} ms ${response.getHeader('x-request-id') ?? '-'}`,
-    ),
-  )
+      JSON.stringify({
+        time: new Date().toISOString(),
+        request_id: requestId,
+        session,
+        method: request.method,
+        path,
+        status: response.statusCode,
+        duration_ms: Math.round(ms * 1000) / 1000,
+        key: token === null ? null : shortKey(token),
+      }),
+    )
+  })
 }
 
 /** Any origin may read the answer, and the headers above: keys travel in Authorization, never in cookies. */

@@ -77,6 +77,7 @@ export class RedisStore implements Store {
   /** This server, to tell which one leads a world's timed work. */
   readonly #id = randomUUID()
   #error: string | null = null
+  #errors = 0
 
   private constructor(client: Client, where: string) {
     this.#client = client
@@ -112,6 +113,11 @@ export class RedisStore implements Store {
       throw error
     }
     return store
+  }
+
+  /** How many commands Redis did not answer since the server started. */
+  get errors(): number {
+    return this.#errors
   }
 
   health(): StoreHealth {
@@ -257,6 +263,7 @@ export class RedisStore implements Store {
       return answer
     } catch (error) {
       if (error instanceof LogMovedOn) throw error
+      this.#errors++
       this.#failed(error as Error)
       throw new StorageUnavailableError(this.#where, (error as Error).message || 'no answer')
     }

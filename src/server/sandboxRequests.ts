@@ -1,18 +1,11 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import { isSandboxPath, methodOutsideFetch, reply } from '../handlers/answer.js'
+import { isSandboxPath, methodOutsideFetch, reply, type ServerParts } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { fetchExchange } from './fetchExchange.js'
-import {
-  allowAnyOrigin,
-  logWhenFinished,
-  type LogOptions,
-  OUTSIDE_FETCH,
-  requestLog,
-  sendReply,
-} from './httpAnswers.js'
+import { allowAnyOrigin, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
 
 /**
  * The standalone server's listener: what HTTP itself refuses (no Host, an
@@ -33,6 +26,7 @@ export function sandboxRequests(
   app: RequestListener,
   sandbox: SandboxWithHandlers,
   options: LogOptions = {},
+  server: ServerParts = {},
 ): RequestListener {
   const log = requestLog(options)
   return (request, response) => {
@@ -40,7 +34,7 @@ export function sandboxRequests(
     const refusal = refusedByHttp(request)
     if (refusal) {
       allowAnyOrigin(response)
-      if (log) logWhenFinished(request, response, log)
+      log?.(request, response)
       return sendReply(response, errorReply(sandbox, newRequestId(), refusal))
     }
     // A preflight, and a path the sandbox does not answer, are the app's.
@@ -48,8 +42,8 @@ export function sandboxRequests(
     const path = url?.pathname ?? (request.url ?? '/').split('?')[0]!
     if (request.method === 'OPTIONS' || !isSandboxPath(path, true)) return app(request, response)
     allowAnyOrigin(response)
-    if (log) logWhenFinished(request, response, log)
-    answerSandboxRequest(sandbox, request, response, url, path)
+    log?.(request, response)
+    answerSandboxRequest(sandbox, request, response, url, path, server)
       .then((answered) => answered || app(request, response))
       .catch((error: unknown) => {
         console.error('[call-sandbox] unexpected server error:', error)
@@ -73,6 +67,7 @@ export async function answerSandboxRequest(
   response: ServerResponse,
   url: URL | undefined,
   path: string,
+  server: ServerParts = {},
 ): Promise<boolean> {
   if (OUTSIDE_FETCH.has(request.method!)) {
     sendReply(response, methodOutsideFetch(sandbox, request.method!, path))
@@ -88,7 +83,7 @@ export async function answerSandboxRequest(
   // @note The sandbox's dispatch, not msw's: a server has no fetch to intercept. node:http over msw's
   // getResponse with one trivial handler serves 2,821 req/s, the CLI 4,477 (npm run bench).
   return fetchExchange(request, response, url, (fetchRequest) =>
-    reply(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy),
+    reply(sandbox, fetchRequest, sandbox.sessions, sandbox.proxy, server),
   )
 }
 

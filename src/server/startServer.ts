@@ -9,6 +9,7 @@ import { methodOutsideFetch } from '../handlers/answer.js'
 import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
+import { serverMetrics } from './metrics.js'
 import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
@@ -31,6 +32,8 @@ export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Om
   record?: string
   /** Start from a recording (a file `record` wrote) instead of the seed (`--world`). */
   world?: string
+  /** `/_sandbox/metrics`, counting every answer; default true (`--no-metrics`: none, nothing counted). */
+  metrics?: boolean
   /** Default 4010; 0 picks a free port. */
   port?: number
   /** Default 127.0.0.1. */
@@ -55,7 +58,19 @@ export interface RunningServer {
  * const { url, close } = await startServer({ port: 0, quiet: true })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 4010, host = '127.0.0.1', quiet, log, data, store: storeUrl, record, world, ...given } = options
+  const {
+    port = 4010,
+    host = '127.0.0.1',
+    quiet,
+    log,
+    logFormat,
+    metrics: withMetrics = true,
+    data,
+    store: storeUrl,
+    record,
+    world,
+    ...given
+  } = options
   if (data !== undefined && storeUrl !== undefined) {
     throw new Error('--data and --store are two stores: give one (a data file for one server, Redis for a fleet).')
   }
@@ -66,7 +81,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const sandboxOptions = withRecording(given, record, world)
   const store = data === undefined ? undefined : await FileStore.open(data)
-  let shared: { close(): Promise<void> } | undefined
+  let shared: { close(): Promise<void>; readonly errors: number } | undefined
   const saved = store?.content
   let sandbox: SandboxWithHandlers
   try {
@@ -108,7 +123,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           writes: sandbox.writeCount,
         }
   const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
-  const listener = sandboxRequests(createApp(sandbox, { quiet, log }), sandbox, { quiet, log })
+  const metrics = withMetrics ? serverMetrics(sandbox, store ?? shared) : undefined
+  const listener = sandboxRequests(
+    createApp(sandbox, { quiet, log, logFormat }),
+    sandbox,
+    { quiet, log, logFormat },
+    metrics ? { planes: [metrics.plane], observe: metrics.observe } : {},
+  )
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, listener)
@@ -159,7 +180,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
  * back into the sandbox; every session's writes go there from now on.
  * @note The Redis client is imported here only: a server without `--store` loads none of it.
  */
-async function openShared(sandbox: SandboxWithHandlers, url: string): Promise<{ close(): Promise<void> }> {
+async function openShared(
+  sandbox: SandboxWithHandlers,
+  url: string,
+): Promise<{ close(): Promise<void>; readonly errors: number }> {
   if (!/^rediss?:\/\//.test(url)) {
     throw new Error(`--store takes redis://host:port[/db] (or rediss:// for TLS); got ${url}.`)
   }

@@ -183,6 +183,10 @@ describe('servers over one Redis store', () => {
     expect(read.status).toBe(503)
     expect(read.body.error.code).toBe('storage_unavailable')
     expect((await get(a.url, '/_sandbox/health')).status).toBe(503)
+    // Alive, not ready: a probe takes the server out until Redis is back.
+    expect((await get(a.url, '/_sandbox/live')).status).toBe(200)
+    expect((await get(a.url, '/_sandbox/ready')).body.error.code).toBe('storage_unavailable')
+    expect(await (await fetch(`${a.url}/_sandbox/metrics`)).text()).toMatch(/^call_sandbox_store_errors_total [1-9]/m)
 
     await redis.restart()
     // The client reconnects on its own; the first answers after that are whole again.

@@ -1,0 +1,128 @@
+/**
+ * What the standalone server shows the machines that run it: Prometheus
+ * metrics, a JSON request log, and liveness apart from readiness.
+ */
+import { execFileSync } from 'node:child_process'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type RunningServer, type ServerOptions, startServer } from '../src/server/startServer.js'
+import { killChildren, listening, runCli } from './support/cli.js'
+import { tempFolder } from './support/tempFolder.js'
+import { NOW } from './support/transports.js'
+
+const AUTH = { Authorization: 'Bearer sk_sandbox_all' }
+const running: RunningServer[] = []
+
+async function start(options: ServerOptions = {}): Promise<RunningServer> {
+  const server = await startServer({ port: 0, quiet: true, now: NOW, ...options })
+  running.push(server)
+  return server
+}
+
+afterEach(async () => {
+  killChildren()
+  await Promise.all(running.splice(0).map((server) => server.close()))
+})
+
+/** The value of one sample of the metrics' text, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`)
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue
+    if (wanted.every((pair) => line.includes(pair))) return Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  return undefined
+}
+
+describe('GET /_sandbox/metrics', () => {
+  it('counts answers by plane, endpoint, status and session, and times them, in Prometheus text', async () => {
+    const server = await start()
+    await fetch(`${server.url}/v1/calls?limit=1`, { headers: AUTH })
+    await fetch(`${server.url}/v1/calls?limit=1`, { headers: AUTH })
+    await fetch(`${server.url}/v1/calls/nope`, { headers: AUTH })
+    await fetch(`${server.url}/sessions/ci-1/v1/me`)
+    await fetch(`${server.url}/v1/nowhere`, { headers: AUTH })
+    const response = await fetch(`${server.url}/_sandbox/metrics`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
+    const text = await response.text()
+    const answers = (labels: Record<string, string>) => sample(text, 'call_sandbox_requests_total', labels)
+    expect(answers({ endpoint: 'GET /v1/calls', status: '200', session: 'default' })).toBe(2)
+    expect(answers({ endpoint: 'GET /v1/calls/:call_id', status: '400' })).toBe(1)
+    expect(answers({ endpoint: 'GET /v1/me', status: '401', session: 'ci-1' })).toBe(1)
+    expect(answers({ endpoint: '(none)', status: '404' })).toBe(1)
+    expect(sample(text, 'call_sandbox_request_duration_seconds_count', { plane: 'api' })).toBe(5)
+    expect(sample(text, 'call_sandbox_sessions_in_memory')).toBe(2)
+    expect(sample(text, 'call_sandbox_writes', { session: 'default' })).toBe(0)
+    expect(sample(text, 'call_sandbox_store_errors_total')).toBe(0)
+  })
+
+  it('wants the admin token when the server has one', async () => {
+    const server = await start({ adminToken: 'admin-token-123' })
+    expect((await fetch(`${server.url}/_sandbox/metrics`)).status).toBe(401)
+    const allowed = await fetch(`${server.url}/_sandbox/metrics`, {
+      headers: { Authorization: 'Bearer admin-token-123' },
+    })
+    expect(allowed.status).toBe(200)
+  })
+})
+
+describe('--log json', () => {
+  it('writes one JSON object a line: request id, session, method, path, status, duration, key shortened', async () => {
+    const lines: string[] = []
+    const server = await start({ quiet: false, log: (line) => lines.push(line), logFormat: 'json' })
+    const answer = await fetch(`${server.url}/sessions/ci-2/v1/calls?limit=1`, {
+      headers: { Authorization: 'Bearer sk_sandbox_readonly' },
+    })
+    await answer.arrayBuffer()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(lines).toHaveLength(1)
+    const line = JSON.parse(lines[0]!)
+    expect(line).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      request_id: answer.headers.get('x-request-id'),
+      session: 'ci-2',
+      method: 'GET',
+      path: '/sessions/ci-2/v1/calls?limit=1',
+      status: 200,
+      duration_ms: expect.any(Number),
+      key: 'sk_sandb…only',
+    })
+  })
+})
+
+describe('liveness and readiness', () => {
+  it('answers /_sandbox/live and /_sandbox/ready without the admin token', async () => {
+    const server = await start({ adminToken: 'admin-token-123' })
+    const live = await fetch(`${server.url}/_sandbox/live`)
+    expect(live.status).toBe(200)
+    expect((await live.json()).data).toMatchObject({ alive: true })
+    const ready = await fetch(`${server.url}/_sandbox/ready`)
+    expect(ready.status).toBe(200)
+    expect((await ready.json()).data).toEqual({ ready: true, store: { kind: 'memory', state: 'ok', error: null } })
+  })
+
+  it('is alive but not ready while its data file refuses writes, and ready again once it takes one', async () => {
+    const file = join(tempFolder('ready'), 'sandbox.log')
+    const cli = runCli(['--port', '0', '--now', NOW, '--data', file, '--quiet'])
+    const { url } = await listening(cli)
+    execFileSync('prlimit', ['--pid', String(cli.child.pid), `--fsize=${statSync(file).size}:unlimited`])
+    const write = () =>
+      fetch(`${url}/v1/contacts`, {
+        method: 'POST',
+        headers: { ...AUTH, 'Content-Type': 'application/json' },
+        body: '{"phone":"+14155550177"}',
+      })
+    expect((await write()).status).toBe(503)
+    expect((await fetch(`${url}/_sandbox/live`)).status).toBe(200)
+    const ready = await fetch(`${url}/_sandbox/ready`)
+    expect(ready.status).toBe(503)
+    expect((await ready.json()).error).toMatchObject({ code: 'service_unavailable' })
+    const metrics = await (await fetch(`${url}/_sandbox/metrics`)).text()
+    expect(sample(metrics, 'call_sandbox_store_errors_total')).toBe(1)
+    execFileSync('prlimit', ['--pid', String(cli.child.pid), '--fsize=unlimited:unlimited'])
+    expect((await write()).status).toBe(201)
+    expect((await fetch(`${url}/_sandbox/ready`)).status).toBe(200)
+  })
+})
