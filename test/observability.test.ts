@@ -126,3 +126,28 @@ describe('liveness and readiness', () => {
     expect((await fetch(`${url}/_sandbox/ready`)).status).toBe(200)
   })
 })
+
+describe('the console files, /_sandbox/console/', () => {
+  it('serves the page, its script and its style from the package, at the bare root and in a session', async () => {
+    const server = await start({ adminToken: 'admin-token-123' })
+    const moved = await fetch(`${server.url}/_sandbox/console`, { redirect: 'manual' })
+    expect([moved.status, moved.headers.get('location')]).toEqual([301, '/_sandbox/console/'])
+    const inSession = await fetch(`${server.url}/sessions/ci-3/_sandbox/console`, { redirect: 'manual' })
+    expect(inSession.headers.get('location')).toBe('/sessions/ci-3/_sandbox/console/')
+    for (const [path, type] of [
+      ['/_sandbox/console/', 'text/html'],
+      ['/_sandbox/console/console.js', 'text/javascript'],
+      ['/_sandbox/console/console.css', 'text/css'],
+      ['/sessions/ci-3/_sandbox/console/', 'text/html'],
+    ]) {
+      // The files want no admin token: the page asks for it for what it reads.
+      const response = await fetch(`${server.url}${path}`)
+      expect(response.status, path).toBe(200)
+      expect(response.headers.get('content-type'), path).toMatch(new RegExp(`^${type}`))
+      expect((await response.text()).length, path).toBeGreaterThan(100)
+    }
+    const missing = await fetch(`${server.url}/_sandbox/console/nope.js`)
+    expect(missing.status).toBe(404)
+    expect((await missing.json()).error.code).toBe('not_found')
+  })
+})

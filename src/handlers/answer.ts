@@ -78,7 +78,7 @@ export async function reply(
   if (sessions && isSessionPath(path)) {
     const { name, rest } = splitSessionPath(path)
     if (!Sessions.isName(name)) return refuse(sandbox, request, badSessionName(name))
-    const plane = planeOf(rest)
+    const plane = server.planes?.find((candidate) => candidate.owns(rest)) ?? planeOf(rest)
     if (!plane) {
       const at = `${SESSION_PREFIX}/${name}`
       const message = `No endpoint at ${path}. A session's API is under ${at}/v1/, its controls under ${at}/_sandbox/.`

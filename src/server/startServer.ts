@@ -9,6 +9,7 @@ import { methodOutsideFetch } from '../handlers/answer.js'
 import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
+import { consolePlane } from './consolePages.js'
 import { serverMetrics } from './metrics.js'
 import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
@@ -128,7 +129,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     createApp(sandbox, { quiet, log, logFormat }),
     sandbox,
     { quiet, log, logFormat },
-    metrics ? { planes: [metrics.plane], observe: metrics.observe } : {},
+    { planes: [consolePlane(), ...(metrics ? [metrics.plane] : [])], observe: metrics?.observe },
   )
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.

@@ -1,0 +1,387 @@
+// The call-sandbox console: plain DOM, no framework, no build step, nothing fetched from anywhere but the
+// sandbox it is served by. It reads and steers the root it is served under: the bare root, or a session's
+// (`/sessions/{name}/_sandbox/console/`).
+
+const root = location.pathname.replace(/\/_sandbox\/console\/?.*$/, '')
+const session = root === '' ? 'default' : decodeURIComponent(root.slice(root.lastIndexOf('/') + 1))
+const TOKEN_KEY = 'call-sandbox-admin-token'
+const $ = (selector) => document.querySelector(selector)
+
+document.getElementById('where').textContent = root === '' ? '(the default session)' : `(session ${session})`
+
+/** Builds an element: `el('td', { class: 's4' }, 'text', child)`. */
+function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag)
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value)
+    else if (value !== undefined && value !== false) element.setAttribute(name, value === true ? '' : value)
+  }
+  element.append(...children.filter((child) => child !== undefined && child !== null))
+  return element
+}
+
+/** The control plane, with the admin token when the sandbox wants one (asked once, kept for the tab). */
+async function control(path, init = {}) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const token = sessionStorage.getItem(TOKEN_KEY)
+    const headers = { ...(init.body ? { 'Content-Type': 'application/json' } : {}) }
+    if (token) headers.Authorization = `Bearer ${token}`
+    const response = await fetch(root + path, { ...init, headers })
+    if (response.status !== 401) return { status: response.status, body: await response.json() }
+    await askToken()
+  }
+  throw new Error('The admin token was refused.')
+}
+
+let asking
+function askToken() {
+  asking ??= new Promise((resolve) => {
+    const dialog = $('#token-dialog')
+    dialog.addEventListener(
+      'close',
+      () => {
+        sessionStorage.setItem(TOKEN_KEY, dialog.querySelector('input').value)
+        asking = undefined
+        resolve()
+      },
+      { once: true },
+    )
+    dialog.showModal()
+  })
+  return asking
+}
+
+/** The API, with a key. */
+async function api(path, key) {
+  const response = await fetch(root + path, { headers: { Authorization: `Bearer ${key}` } })
+  return { status: response.status, body: await response.json() }
+}
+
+// Tabs: the keyboard moves between them (arrows), the hash remembers the one open.
+const tabs = [...document.querySelectorAll('[role=tab]')]
+function openTab(id) {
+  for (const tab of tabs) {
+    const selected = tab.getAttribute('aria-controls') === id
+    tab.setAttribute('aria-selected', String(selected))
+    tab.tabIndex = selected ? 0 : -1
+    document.getElementById(tab.getAttribute('aria-controls')).hidden = !selected
+  }
+  history.replaceState(null, '', `#${id}`)
+  refresh[id]?.()
+}
+for (const [index, tab] of tabs.entries()) {
+  tab.addEventListener('click', () => openTab(tab.getAttribute('aria-controls')))
+  tab.addEventListener('keydown', (event) => {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0
+    if (!step) return
+    const next = tabs[(index + step + tabs.length) % tabs.length]
+    next.focus()
+    openTab(next.getAttribute('aria-controls'))
+  })
+}
+
+// Requests, live: the journal polled twice a second; a row opens to the whole exchange.
+let selectedRequest
+let shownIds = ''
+async function refreshRequests() {
+  const filters = new FormData($('#filters'))
+  const query = new URLSearchParams({ limit: '200' })
+  for (const [name, value] of filters) if (value) query.set(name, value)
+  const { status, body } = await control(`/_sandbox/requests?${query}`)
+  if (status !== 200) return
+  $('#count').textContent = `${body.count} matching`
+  drawChart(body.data)
+  const ids = body.data.map((entry) => entry.request_id).join()
+  if (ids === shownIds) return
+  shownIds = ids
+  $('#request-list tbody').replaceChildren(
+    ...body.data.map((entry) =>
+      el(
+        'tr',
+        {
+          tabindex: 0,
+          'data-request-id': entry.request_id,
+          'aria-selected': String(entry.request_id === selectedRequest),
+          onclick: () => showRequest(entry),
+          onkeydown: (event) => event.key === 'Enter' && showRequest(entry),
+        },
+        el('td', {}, entry.timestamp.slice(11, 19)),
+        el('td', {}, entry.method),
+        el('td', {}, entry.path + queryText(entry.query)),
+        el('td', { class: `s${String(entry.status)[0]}` }, String(entry.status)),
+        el('td', {}, entry.key ?? '(none)'),
+        el('td', {}, String(entry.duration_ms)),
+      ),
+    ),
+  )
+}
+
+function queryText(query) {
+  const pairs = Object.entries(query).flatMap(([name, value]) => [value].flat().map((one) => `${name}=${one}`))
+  return pairs.length > 0 ? `?${pairs.join('&')}` : ''
+}
+
+function showRequest(entry) {
+  selectedRequest = entry.request_id
+  for (const row of document.querySelectorAll('#request-list tr[data-request-id]')) {
+    row.setAttribute('aria-selected', String(row.dataset.requestId === entry.request_id))
+  }
+  const answer = parse(entry.response?.body)
+  const error = answer?.error
+  $('#request-detail').replaceChildren(
+    el('h2', {}, `${entry.method} ${entry.path}${queryText(entry.query)}`),
+    el('p', {}, `${entry.status} in ${entry.duration_ms} ms, ${entry.timestamp}, key ${entry.key ?? '(none)'}`),
+    error ? reasonOf(error) : undefined,
+    el('h3', {}, 'Request'),
+    headersOf(entry.request?.headers),
+    bodyOf(entry.request),
+    el('h3', {}, 'Answer'),
+    headersOf(entry.response?.headers),
+    bodyOf(entry.response),
+  )
+}
+
+/** Which check refused the request, and what to change. */
+function reasonOf(error) {
+  const details = error.details ?? {}
+  const hints = []
+  if (error.param) hints.push(`The parameter: ${error.param}.`)
+  if (details.required_scope)
+    hints.push(`Missing scope: ${details.required_scope} (the key has ${details.key_scopes.join(', ') || 'none'}).`)
+  if (details.did_you_mean) hints.push(`Did you mean ${details.did_you_mean}?`)
+  if (Array.isArray(details)) for (const field of details) hints.push(`${field.field}: ${field.message}`)
+  return el(
+    'div',
+    { class: 'reason', 'data-reason': error.code },
+    el('strong', {}, `${error.code}: `),
+    error.message,
+    ...hints.map((hint) => el('p', {}, hint)),
+  )
+}
+
+function headersOf(headers = {}) {
+  return el(
+    'pre',
+    {},
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\n') || '(none)',
+  )
+}
+
+function bodyOf(message) {
+  if (!message?.body) return el('p', {}, '(no body)')
+  const parsed = parse(message.body)
+  const text = parsed ? JSON.stringify(parsed, null, 2) : message.body
+  return el('pre', { class: 'body' }, text + (message.body_truncated ? '\n… (cut at 4 KiB)' : ''))
+}
+
+function parse(text) {
+  try {
+    return text ? JSON.parse(text) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Requests per minute by status class over the last hour of the sandbox clock, as stacked bars. */
+function drawChart(entries) {
+  const svg = $('#chart')
+  const end = entries.length > 0 ? Date.parse(entries[0].timestamp) : Date.now()
+  const minutes = Array.from({ length: 60 }, () => ({ 2: 0, 4: 0, 5: 0 }))
+  for (const entry of entries) {
+    const ago = Math.floor((end - Date.parse(entry.timestamp)) / 60_000)
+    if (ago >= 0 && ago < 60) minutes[59 - ago][Math.min(5, Math.max(2, Math.floor(entry.status / 100)))]++
+  }
+  const most = Math.max(1, ...minutes.map((minute) => minute[2] + minute[4] + minute[5]))
+  const colours = { 2: '#34a853', 4: '#f29900', 5: '#d93025' }
+  const bars = []
+  for (const [index, minute] of minutes.entries()) {
+    let y = 80
+    for (const kind of [2, 4, 5]) {
+      const height = (minute[kind] / most) * 76
+      if (height === 0) continue
+      y -= height
+      const bar = document.createElementNS('http://www.w3.org/2000/svg', 'rect')
+      for (const [name, value] of Object.entries({ x: index * 10, y, width: 8, height, fill: colours[kind] })) {
+        bar.setAttribute(name, String(value))
+      }
+      bars.push(bar)
+    }
+  }
+  svg.replaceChildren(...bars)
+}
+
+$('#filters').addEventListener('input', () => {
+  shownIds = ''
+  refreshRequests()
+})
+$('#filters').addEventListener('submit', (event) => event.preventDefault())
+
+// World: the API's own lists, with its cursors.
+let worldCursor = null
+async function refreshWorld(append = false) {
+  const form = new FormData($('#world-form'))
+  const kind = form.get('kind')
+  const key = form.get('key')
+  const cursor = append && worldCursor ? `&cursor=${worldCursor}` : ''
+  const { status, body } = await api(`/v1/${kind}?limit=20${cursor}`, key)
+  const list = $('#world-list')
+  if (status !== 200) {
+    $('#world-detail').replaceChildren(reasonOf(body.error))
+    return
+  }
+  worldCursor = body.next_cursor
+  $('#world-more').hidden = !body.has_more
+  const columns = {
+    calls: ['created_at', 'caller_name', 'status', 'summary'],
+    contacts: ['created_at', 'name', 'phone', 'email'],
+    leads: ['created_at', 'caller_name', 'status', 'urgency'],
+    appointments: ['appointment_date', 'caller_name', 'status', 'service_type'],
+  }[kind]
+  list.querySelector('thead').replaceChildren(el('tr', {}, ...columns.map((column) => el('th', {}, column))))
+  const rows = body.data.map((record) =>
+    el(
+      'tr',
+      { tabindex: 0, 'data-id': record.id, onclick: () => showRecord(kind, record, key) },
+      ...columns.map((column) => el('td', {}, String(record[column] ?? ''))),
+    ),
+  )
+  if (append) list.querySelector('tbody').append(...rows)
+  else list.querySelector('tbody').replaceChildren(...rows)
+}
+
+async function showRecord(kind, record, key) {
+  if (kind !== 'calls') {
+    $('#world-detail').replaceChildren(el('pre', {}, JSON.stringify(record, null, 2)))
+    return
+  }
+  const { body } = await api(`/v1/calls/${record.id}`, key)
+  const call = body.data
+  $('#world-detail').replaceChildren(
+    el('h2', {}, `${call.caller_name ?? call.caller_phone}: ${call.status}`),
+    el('p', {}, call.summary ?? ''),
+    call.recording_url ? el('p', {}, el('a', { href: call.recording_url }, 'The recording')) : undefined,
+    ...call.messages.map((message) => el('p', { class: 'message' }, el('b', {}, message.role), ` ${message.content}`)),
+  )
+}
+
+$('#world-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  refreshWorld()
+})
+$('#world-more').addEventListener('click', () => refreshWorld(true))
+
+// Controls: reset, the clock, a call.
+async function refreshClock() {
+  const { body } = await control('/_sandbox/clock')
+  $('#clock-now').textContent = body.data ? `${body.data.now} (${body.data.mode})` : ''
+}
+
+function said({ status, body }) {
+  $('#control-result').replaceChildren(status < 300 ? el('p', {}, `Done (${status}).`) : reasonOf(body.error))
+}
+
+$('#reset-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  const scenario = new FormData(event.target).get('scenario')
+  said(await control('/_sandbox/reset', { method: 'POST', body: JSON.stringify({ scenario }) }))
+  refreshClock()
+})
+$('#clock-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  const form = new FormData(event.target)
+  const body =
+    event.submitter?.value === 'set' ? { now: form.get('now') } : { advance_seconds: Number(form.get('advance')) }
+  said(await control('/_sandbox/clock', { method: 'POST', body: JSON.stringify(body) }))
+  refreshClock()
+})
+$('#call-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  const body = Object.fromEntries([...new FormData(event.target)].filter(([, value]) => value !== ''))
+  const answer = await control('/_sandbox/calls', { method: 'POST', body: JSON.stringify(body) })
+  said(answer)
+  if (answer.status === 201)
+    $('#control-result').append(el('p', { 'data-call-id': answer.body.data.id }, `Call ${answer.body.data.id} rang.`))
+})
+
+// Sessions (at the bare root only: a session has none of its own).
+async function refreshSessions() {
+  if (root !== '') {
+    $('#session-list tbody').replaceChildren(
+      el('tr', {}, el('td', { colspan: 5 }, `This console shows the session ${session} only.`)),
+    )
+    return
+  }
+  const { body } = await control('/_sandbox/sessions')
+  $('#session-list tbody').replaceChildren(
+    ...body.data.map((info) =>
+      el(
+        'tr',
+        { 'data-session': info.name },
+        el(
+          'td',
+          {},
+          el('a', { href: `${info.name === 'default' ? '' : `/sessions/${info.name}`}/_sandbox/console/` }, info.name),
+        ),
+        el('td', {}, String(info.writes)),
+        el('td', {}, String(info.requests)),
+        el('td', {}, info.in_memory ? 'yes' : 'no'),
+        el(
+          'td',
+          {},
+          info.name === 'default'
+            ? ''
+            : el(
+                'button',
+                {
+                  onclick: async () => {
+                    await control(`/_sandbox/sessions/${encodeURIComponent(info.name)}`, { method: 'DELETE' })
+                    refreshSessions()
+                  },
+                },
+                'End',
+              ),
+        ),
+      ),
+    ),
+  )
+}
+
+// Usage per key, and drift in proxy mode.
+async function refreshUsage() {
+  const usage = await control('/_sandbox/usage')
+  $('#usage-list tbody').replaceChildren(
+    ...usage.body.data.map((key) =>
+      el(
+        'tr',
+        {},
+        el('td', {}, key.key),
+        el('td', {}, String(key.requests)),
+        el('td', {}, key.scopes.needed.join(', ')),
+        el('td', {}, key.scopes.unused.join(', ')),
+        el('td', {}, key.scopes.missing.join(', ')),
+        el(
+          'td',
+          {},
+          key.endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path} (${endpoint.requests})`).join('; '),
+        ),
+      ),
+    ),
+  )
+  const drift = await control('/_sandbox/drift')
+  $('#drift').textContent =
+    drift.body.data.upstream === null ? 'No proxy: nothing to compare.' : JSON.stringify(drift.body.data, null, 2)
+}
+
+const refresh = {
+  requests: refreshRequests,
+  world: () => refreshWorld(),
+  controls: refreshClock,
+  sessions: refreshSessions,
+  usage: refreshUsage,
+}
+openTab(location.hash.slice(1) in refresh ? location.hash.slice(1) : 'requests')
+setInterval(() => {
+  if (!$('#requests').hidden) refreshRequests()
+}, 500)

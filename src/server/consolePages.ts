@@ -1,0 +1,90 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { z } from 'zod'
+import { defineEndpoint } from '../http/Endpoint.js'
+import { CONTROL_PREFIX } from '../http/paths.js'
+import type { Plane } from '../http/pipeline.js'
+import { ApiError } from '../schemas/ApiError.js'
+import { NoQuery } from '../schemas/index.js'
+
+/** Where the console is served, below a root: the bare root's, or a session's. */
+export const CONSOLE_PATH = `${CONTROL_PREFIX}/console`
+
+const TYPES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'console.js': 'text/javascript; charset=utf-8',
+  'console.css': 'text/css; charset=utf-8',
+}
+
+/**
+ * The console's files (`console/` in the package), read once: plain HTML, CSS and one script, no framework and no
+ * build step.
+ * @note Looked for upwards from this module, which runs from `src/server/`, `dist/esm/` or `dist/cjs/`.
+ */
+function consoleFiles(): Map<string, string> {
+  for (let folder = dirname(fileURLToPath(import.meta.url)); ; folder = dirname(folder)) {
+    const candidate = join(folder, 'console')
+    if (existsSync(join(candidate, 'console.js'))) {
+      return new Map(Object.keys(TYPES).map((name) => [name, readFileSync(join(candidate, name), 'utf8')]))
+    }
+    if (dirname(folder) === folder) return new Map()
+  }
+}
+
+/**
+ * The console at `/_sandbox/console/` (and `/sessions/{name}/_sandbox/console/`): served by the package itself,
+ * offline, with no telemetry. The page asks for the admin token when the control plane wants it; the files
+ * themselves want none.
+ */
+export function consolePlane(): Plane {
+  const files = consoleFiles()
+  const file = (name: string) => {
+    const text = files.get(name)
+    if (text === undefined)
+      throw new ApiError('not_found', `The console has no file ${name}: ${[...files.keys()].join(', ')}.`)
+    return { body: {}, text, headers: { 'Content-Type': TYPES[name]! } }
+  }
+  return {
+    name: 'console',
+    owns: (path) => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`),
+    emptyBody: 'refused',
+    needsWorld: false,
+    steps: () => ({ authenticate: () => undefined }),
+    endpoints: [
+      defineEndpoint({
+        method: 'GET',
+        path: CONSOLE_PATH,
+        requires: 'nothing',
+        summary: 'The console (to its folder)',
+        pathParams: z.object({}),
+        query: NoQuery,
+        status: 301,
+        response: z.string(),
+        // The page names its files relative to itself: the console's path ends in a slash (a session's root is put
+        // before the Location by the dispatch, as for every answer of a session).
+        answer: () => ({ body: {}, text: '', headers: { Location: `${CONSOLE_PATH}/` } }),
+      }),
+      defineEndpoint({
+        method: 'GET',
+        path: `${CONSOLE_PATH}/`,
+        requires: 'nothing',
+        summary: 'The console',
+        pathParams: z.object({}),
+        query: z.object({}).catchall(z.string()),
+        response: z.string(),
+        answer: () => file('index.html'),
+      }),
+      defineEndpoint({
+        method: 'GET',
+        path: `${CONSOLE_PATH}/:file`,
+        requires: 'nothing',
+        summary: "The console's files",
+        pathParams: z.object({ file: z.string() }),
+        query: NoQuery,
+        response: z.string(),
+        answer: ({ params }) => file(params.file),
+      }),
+    ],
+  }
+}
