@@ -165,7 +165,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(unknownScenario.status).toBe(422)
       expect(unknownScenario.body.error.code).toBe('validation_failed')
       expect(unknownScenario.body.error.details).toEqual([
-        expect.objectContaining({ field: 'scenario', code: 'invalid_format' }),
+        expect.objectContaining({ field: 'scenario', code: 'invalid_choice' }),
       ])
       const unknownField = await postJson(api, '/_sandbox/reset', { scenario: 'empty', seed: 2 })
       expect(unknownField.status).toBe(422)
@@ -285,20 +285,20 @@ describe.each(named)('the control plane, %s', (_name, make) => {
     })
 
     it.each([
-      ['an unknown organization', { organization_id: UNKNOWN_ORG }, [['organization_id', 'invalid_format']]],
+      ['an unknown organization', { organization_id: UNKNOWN_ORG }, [['organization_id', 'invalid_choice']]],
       ['an organization id that is no UUID', { organization_id: 'org-1' }, [['organization_id', 'invalid_format']]],
-      ['a reason of another business type', { reason: 'burst_pipe' }, [['reason', 'invalid_format']]],
-      ['a reason of nobody', { reason: 'oil_change' }, [['reason', 'invalid_format']]],
+      ['a reason of another business type', { reason: 'burst_pipe' }, [['reason', 'invalid_choice']]],
+      ['a reason of nobody', { reason: 'oil_change' }, [['reason', 'invalid_choice']]],
       ['a phone that is not E.164', { caller_phone: '617-555-0123' }, [['caller_phone', 'invalid_format']]],
       ['a phone that is a number', { caller_phone: 16175550123 }, [['caller_phone', 'invalid_type']]],
-      ['a status the API does not have', { status: 'ringing' }, [['status', 'invalid_format']]],
+      ['a status the API does not have', { status: 'ringing' }, [['status', 'invalid_choice']]],
       ['an unknown field', { started_at: NOW }, [['started_at', 'unknown_field']]],
       [
         'every bad field at once',
         { caller_phone: '555', status: 'ringing', id: 'x', colour: 'blue' },
         [
           ['caller_phone', 'invalid_format'],
-          ['status', 'invalid_format'],
+          ['status', 'invalid_choice'],
           ['id', 'unknown_field'],
           ['colour', 'unknown_field'],
         ],
@@ -307,7 +307,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         'an unknown organization beside a bad phone',
         { organization_id: UNKNOWN_ORG, caller_phone: '555' },
         [
-          ['organization_id', 'invalid_format'],
+          ['organization_id', 'invalid_choice'],
           ['caller_phone', 'invalid_format'],
         ],
       ],
@@ -315,8 +315,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         'an unknown reason beside a bad status',
         { reason: 'oil_change', status: 'ringing' },
         [
-          ['reason', 'invalid_format'],
-          ['status', 'invalid_format'],
+          ['reason', 'invalid_choice'],
+          ['status', 'invalid_choice'],
         ],
       ],
     ])(
@@ -659,6 +659,16 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(record.body.error.details).toEqual({ did_you_mean: '/v1/contacts/3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f' })
       const parameter = await api.request('/v1/calls?stauts=completed')
       expect(parameter.body.error).toMatchObject({ code: 'unknown_parameter', details: { did_you_mean: 'status' } })
+      // A 404 under /_sandbox/ lists every endpoint there, the probes' and the sessions' too.
+      const control = await api.request('/_sandbox/nothing-here', { key: null })
+      for (const endpoint of [
+        'GET /_sandbox/live',
+        'GET /_sandbox/ready',
+        'POST /_sandbox/sessions',
+        'POST /_sandbox/reset',
+      ]) {
+        expect(control.body.error.message).toContain(endpoint)
+      }
       // Far from every endpoint and parameter: no guess.
       expect((await api.request('/v1/invoices')).body.error.details).toBeUndefined()
       expect((await api.request('/v1/calls?colour=red')).body.error.details).toBeUndefined()

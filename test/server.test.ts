@@ -112,6 +112,25 @@ describe('the standalone server', () => {
     )
 
     it.each([
+      ['/v1/calls', 'GET'],
+      ['/v1/contacts', 'GET,POST'],
+      ['/v1/contacts/3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f', 'GET'],
+      ['/_sandbox/reset', 'POST'],
+      ['/_sandbox/clock', 'GET,POST'],
+      ['/_sandbox/sessions', 'POST,GET'],
+      ['/sessions/ci-1/v1/contacts', 'GET,POST'],
+    ])('allows in a preflight for %s the methods the path takes, %s, as its Allow says', async (path, methods) => {
+      const response = await fetch(running.url + path, {
+        method: 'OPTIONS',
+        headers: { Origin: BROWSER_APP, 'Access-Control-Request-Method': 'GET' },
+      })
+      await response.arrayBuffer()
+      expect(response.headers.get('access-control-allow-methods')).toBe(methods)
+      const refused = await fetch(running.url + path, { method: 'PUT' })
+      if (refused.status === 405) expect(refused.headers.get('allow')).toBe(methods.split(',').join(', '))
+    })
+
+    it.each([
       {
         name: 'a list',
         method: 'GET',

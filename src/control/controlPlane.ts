@@ -10,19 +10,6 @@ import { controlRoutes } from './controlRoutes.js'
 import { sessionRoutes } from './sessionRoutes.js'
 
 /**
- * The control plane, under `/_sandbox/`: what a test or a developer does to
- * the sandbox itself. The admin token when the sandbox has one; no API key,
- * no faults, no rate limit, and nothing goes into the journal.
- */
-export const CONTROL: Plane = {
-  name: 'control',
-  owns: isControlPath,
-  endpoints: controlRoutes,
-  emptyBody: 'is {}',
-  steps: adminSteps,
-}
-
-/**
  * `GET /_sandbox/live`: the server is alive. It answers without the world: no waiting for the seed, no store to
  * reach, no admin token, so a probe tells a server that is up from one that is ready (`/_sandbox/ready`).
  */
@@ -83,4 +70,21 @@ function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
       `The control plane wants Authorization: Bearer <admin token> (--admin-token); this request ${problem}.`,
     )
   }
+}
+
+/**
+ * The control plane, under `/_sandbox/`: what a test or a developer does to
+ * the sandbox itself. The admin token when the sandbox has one; no API key,
+ * no faults, no rate limit, and nothing goes into the journal.
+ */
+export const CONTROL: Plane = {
+  name: 'control',
+  owns: isControlPath,
+  endpoints: controlRoutes,
+  // Every endpoint under /_sandbox/ (the sessions' at the bare root only).
+  get listed() {
+    return [...livenessRoutes, ...controlRoutes, ...sessionRoutes]
+  },
+  emptyBody: 'is {}',
+  steps: adminSteps,
 }

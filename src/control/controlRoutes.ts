@@ -43,7 +43,7 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
     const known = sandbox.organizations.map((candidate) => candidate.organization_id).join(', ')
     details.push({
       field: 'organization_id',
-      code: 'invalid_format',
+      code: 'invalid_choice',
       message: `organization_id must be one of the sandbox's organizations: ${known}`,
     })
   } else if (reason !== undefined && SimulateCallRequest.shape.reason.safeParse(reason).success) {
@@ -51,7 +51,7 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
     if (!reasons.includes(reason as string)) {
       details.push({
         field: 'reason',
-        code: 'invalid_format',
+        code: 'invalid_choice',
         message: `reason must be one of ${organization.business_type}'s: ${reasons.join(', ')}`,
       })
     }

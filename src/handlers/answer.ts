@@ -1,7 +1,7 @@
 import { CONTROL, LIVENESS, SESSIONS } from '../control/controlPlane.js'
 import { API } from '../http/apiPlane.js'
 import type { Observer, RequestContext } from '../http/Endpoint.js'
-import { matchRoute } from '../http/matchRoute.js'
+import { matchRoute, methodsAt } from '../http/matchRoute.js'
 import { isSessionPath, isSessionsPath, SESSION_PREFIX } from '../http/paths.js'
 import { type Plane, runEndpoint } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
@@ -149,6 +149,23 @@ export function methodOutsideFetch(sandbox: Sandbox, method: string, path: strin
   }
   // No route takes these methods, so the route check always throws above.
   throw new Error(`A route takes ${method}, which fetch cannot carry.`)
+}
+
+/**
+ * The methods a path of the sandbox takes (below its base URL), for a CORS
+ * preflight; none for a path it does not have.
+ *
+ * @example
+ * methodsOf('/sessions/ci-1/v1/contacts') // ['GET', 'POST']
+ */
+export function methodsOf(path: string): string[] {
+  if (isSessionPath(path)) {
+    const { rest } = splitSessionPath(path)
+    const plane = planeOf(rest)
+    return plane ? methodsAt(plane.endpoints, rest) : []
+  }
+  const plane = isSessionsPath(path) ? SESSIONS : planeOf(path)
+  return plane ? methodsAt(plane.endpoints, path) : []
 }
 
 /** `/sessions/ci-1/v1/me` → `ci-1` and `/v1/me`; the name still percent-encoded, as sent. */

@@ -18,6 +18,8 @@ export function matchRoute<R extends Matchable>(
   routes: readonly R[],
   method: string,
   path: string,
+  /** What a 404 lists as the endpoints there are (default `routes`): a plane's neighbours under its prefix too. */
+  listed: readonly Matchable[] = routes,
 ): { route: R; pathValues: Record<string, string> } {
   const segments = path.split('/')
   const matches = routes.flatMap((route) => {
@@ -25,7 +27,7 @@ export function matchRoute<R extends Matchable>(
     return pathValues ? [{ route, pathValues }] : []
   })
   if (matches.length === 0) {
-    const endpoints = routes.map((route) => `${route.method} ${route.path}`).join(', ')
+    const endpoints = listed.map((route) => `${route.method} ${route.path}`).join(', ')
     // The near miss: the endpoint path nearest to the one sent, its parameters filled from it where they line up.
     const meant = nearest(path, new Set(routes.map((route) => filledIn(route.path, segments))), 2)
     throw new ApiError(
@@ -49,6 +51,17 @@ function filledIn(pattern: string, segments: string[]): string {
   const parts = pattern.split('/')
   if (parts.length !== segments.length) return pattern
   return parts.map((part, i) => (part.startsWith(':') ? segments[i] : part)).join('/')
+}
+
+/**
+ * The methods the routes take at a path (what a 405's `Allow` and a CORS preflight name), in the routes' order.
+ *
+ * @example
+ * methodsAt(routes, '/v1/contacts') // ['GET', 'POST']
+ */
+export function methodsAt(routes: readonly Matchable[], path: string): string[] {
+  const segments = path.split('/')
+  return [...new Set(routes.filter((route) => matchPath(route.path, segments)).map((route) => route.method))]
 }
 
 function matchPath(pattern: string, segments: string[]): Record<string, string> | undefined {

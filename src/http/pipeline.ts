@@ -22,6 +22,8 @@ export interface Plane {
   /** Whether a path (below the root) is this plane's. */
   owns(path: string): boolean
   endpoints: readonly Endpoint[]
+  /** What its 404 lists (default its endpoints): the endpoints of other planes under the same prefix too. */
+  listed?: readonly Endpoint[]
   /** An empty body: refused as not JSON (the API's), or `{}` (the control plane's POSTs). */
   emptyBody: 'refused' | 'is {}'
   /** The plane's own steps for one request. */
@@ -66,7 +68,7 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     await steps.beforeRoute?.()
 
     // Route: the path must exist, then offer the method.
-    const match = matchRoute(plane.endpoints, request.method, context.path)
+    const match = matchRoute(plane.endpoints, request.method, context.path, plane.listed)
     endpoint = match.route
 
     // Who calls, as the plane checks it.

@@ -54,7 +54,8 @@ export type ErrorType = z.infer<typeof ErrorType>
 /** One bad field of a request body (422 `validation_failed`). */
 export const FieldError = z.object({
   field: z.string(),
-  code: z.enum(['required', 'invalid_type', 'invalid_format', 'too_long', 'unknown_field']),
+  /** `invalid_choice`: not one of the values the field takes (a status, a scenario, a reason); the message lists them. */
+  code: z.enum(['required', 'invalid_type', 'invalid_format', 'invalid_choice', 'too_long', 'unknown_field']),
   message: z.string(),
 })
 export type FieldError = z.infer<typeof FieldError>

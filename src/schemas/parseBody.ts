@@ -45,6 +45,8 @@ function toFieldErrors(issue: z.core.$ZodIssue, given: object): FieldError[] {
         : [{ field, code: 'required', message: `${field} is required` }]
     case 'too_big':
       return [{ field, code: 'too_long', message: `${field} ${issue.message}` }]
+    case 'invalid_value':
+      return [{ field, code: 'invalid_choice', message: `${field} ${issue.message}` }]
     default:
       return [{ field, code: 'invalid_format', message: `${field} ${issue.message}` }]
   }

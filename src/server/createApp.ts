@@ -1,7 +1,7 @@
 import cors from 'cors'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { ApiError } from '../schemas/ApiError.js'
-import { isSandboxPath } from '../handlers/answer.js'
+import { isSandboxPath, methodsOf } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
@@ -26,7 +26,16 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   app.set('etag', false)
   const log = requestLog(options)
   // Any origin, no cookies: keys travel in Authorization, which the preflight allows.
-  const preflight = cors({ origin: '*', exposedHeaders: EXPOSED_HEADERS, maxAge: 600 })
+  // The methods a preflight allows are those of the path asked about (GET, POST for /v1/contacts), as Allow says.
+  const preflight = cors((request, done) => {
+    const methods = methodsOf((request as express.Request).path)
+    done(null, {
+      origin: '*',
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+      methods: methods.length > 0 ? methods : 'GET',
+    })
+  })
   app.use((request, response, next) => {
     log?.(request, response)
     // An OPTIONS that is no preflight is an API request like any other (405).

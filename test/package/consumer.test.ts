@@ -82,7 +82,7 @@ describe.each([
         `@types/node@${devVersion('@types/node')}`,
       ],
       {
-        'readme.test.ts': readmeSnippet('## In your tests (vitest, jest)'),
+        'readme.test.ts': readmeSnippet('## In your tests'),
         'own-server.test.ts': ownServer,
         'typed.ts': typed,
         'tsconfig.json': JSON.stringify({

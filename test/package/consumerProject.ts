@@ -14,7 +14,9 @@ export function devVersion(name: string): string {
 /** The README's code block that follows `heading`. */
 export function readmeSnippet(heading: string): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const after = readme.slice(readme.indexOf(heading))
+  const at = readme.indexOf(`${heading}\n`)
+  if (at === -1) throw new Error(`no heading ${heading} in README.md`)
+  const after = readme.slice(at)
   const match = /```\w*\n([\s\S]*?)```/.exec(after)
   if (!match) throw new Error(`no code block after ${heading} in README.md`)
   return match[1]!

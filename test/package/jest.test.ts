@@ -21,7 +21,7 @@ const tarball = inject('tarball')
 const JEST = '30.5.2'
 
 /** The README's vitest snippet as a jest user writes it: require, and jest's globals. */
-const snippet = readmeSnippet('## In your tests (vitest, jest)')
+const snippet = readmeSnippet('## In your tests')
   .replace(
     "import { setupSandboxServer } from 'call-sandbox/node'",
     "const { setupSandboxServer } = require('call-sandbox/node')",
