@@ -35,6 +35,87 @@ const WHEN = {
   upstream_not_json: 'Proxy mode: the real service answered something that is not JSON.',
 }
 
+/** How the sandbox fills each field of each resource: every field must have a line (the script stops otherwise). */
+const CALL = {
+  id: 'A UUID drawn from the seed (or from the write that made it).',
+  caller_phone: 'The caller, E.164; a caller who rings again keeps the number (and the contact).',
+  caller_name: "The caller's name as the assistant heard it.",
+  status:
+    '`completed` mostly; `in-progress` and `forwarding` while live (they end when the clock reaches their end); `failed`, `blocked` now and then.',
+  duration_seconds: 'The length of the conversation; a live call counts up with the clock.',
+  summary: "One sentence about the call, from the business type's script.",
+  transcript: 'The whole conversation, one `Role: text` line per message (a live call: what was said so far).',
+  recording_url:
+    '`https://recordings.call-sandbox.example/<organization>/<call>.mp3`: a URL of its own, which answers nothing.',
+  transfer_status: 'Set when the assistant handed the call to staff; null otherwise.',
+  started_at: 'When the call started (the seed spreads calls over the weeks before `now`).',
+  ended_at: 'When it ended; null while live.',
+  assistant_id: "The organization's assistant.",
+  contact_id: "The caller's contact, made by the first call of a number.",
+  created_at: "When the record was made: the call's start.",
+}
+const FILLED_BY = {
+  Call: CALL,
+  CallWithMessages: {
+    ...CALL,
+    messages: 'The transcript as messages: `role` (assistant or caller), `content`, and when it was said.',
+  },
+  Meta: {
+    request_id: '`req_` and 24 random characters; also in `X-Request-Id`.',
+    timestamp: 'The sandbox clock when the answer was made (a stopped clock: the same every time).',
+  },
+  Contact: {
+    id: 'A UUID.',
+    phone: 'E.164, unique within the organization (a second one is 409 `contact_exists`).',
+    name: "The caller's name, or what `POST /v1/contacts` gave; null when unknown.",
+    email: 'Every seeded contact has one; `POST /v1/contacts` may give none (null).',
+    company: 'For some callers (about one in ten), or what `POST` gave; null otherwise.',
+    source: '`inbound_call` for a contact a call made, `api` for one the API made (some seeded ones too).',
+    total_calls: 'Calls from the number; 0 for a contact made by `POST`.',
+    last_call_at: 'The start of the newest call from the number; null for none.',
+    notes: "A note from the caller's calls in the seed, or what `POST` gave; null when none.",
+    created_at: 'When the contact was made.',
+    updated_at: 'When it last changed: a new call, an email learned.',
+  },
+  Lead: {
+    id: 'A UUID.',
+    caller_phone: 'The caller of the call that made the lead.',
+    caller_name: "The caller's name.",
+    caller_email: 'The email the caller gave, or null.',
+    status: 'Spread over `new`, `contacted`, `qualified`, `converted`, `lost`: older leads have moved on.',
+    urgency: "`low`, `medium` or `high`, from the call's reason (an emergency is high).",
+    interest: 'What the caller wants, in their words.',
+    qualification_reason: 'Why the assistant thought it a lead.',
+    call_summary: "The call's summary.",
+    call_log_id: 'The call that made it.',
+    contact_id: "The caller's contact.",
+    created_at: 'When the call that made it ended.',
+    updated_at: 'When it last changed.',
+  },
+  Appointment: {
+    id: 'A UUID.',
+    caller_phone: 'The caller of the call that booked it.',
+    caller_name: "The caller's name.",
+    appointment_date: 'The day booked, after the call that booked it (past ones are mostly completed).',
+    appointment_time_start: 'The start, within business hours.',
+    appointment_time_end: "The end: the start plus the service's length.",
+    service_type: "A service of the organization's business type.",
+    status: '`booked` or `confirmed` ahead; `completed`, `no_show` or `cancelled` once past.',
+    calendar_event_link:
+      '`https://calendar.call-sandbox.example/events/<id>`: a link of its own, which answers nothing.',
+    call_log_id: 'The call that booked it.',
+    contact_id: "The caller's contact.",
+    created_at: 'When the call that booked it ended.',
+    updated_at: 'When it last changed.',
+  },
+  Organization: {
+    organization_id: 'From `fixtures/organizations.json` (or `--organizations`).',
+    organization_name: 'From the fixtures.',
+    plan: 'From the fixtures.',
+    scopes: 'The scopes of the key that asked (`GET /v1/me`).',
+  },
+}
+
 const sandbox = createSandbox({ now: '2026-11-20T12:00:00Z' })
 await sandbox.ready
 const document = openApiDocument(sandbox)
@@ -117,12 +198,15 @@ function resources() {
     '',
   )
   for (const [name, schema] of Object.entries(document.components.schemas)) {
-    if (!schema.properties) continue
+    // The error envelope is the errors page's.
+    if (!schema.properties || name === 'ErrorEnvelope') continue
     out.push(`## ${name}`, '')
     if (schema.description) out.push(schema.description, '')
-    out.push('| field | type | |', '| --- | --- | --- |')
+    out.push('| field | type | how the sandbox fills it |', '| --- | --- | --- |')
     for (const [field, property] of Object.entries(schema.properties)) {
-      out.push(`| \`${field}\` | ${cell(typeOf(property))} | ${cell(property.description ?? '')} |`)
+      const filled = FILLED_BY[name]?.[field]
+      if (!filled) throw new Error(`scripts/reference.mjs: say how the sandbox fills ${name}.${field} (FILLED_BY).`)
+      out.push(`| \`${field}\` | ${cell(typeOf(property))} | ${cell(filled)} |`)
     }
     out.push('')
   }
