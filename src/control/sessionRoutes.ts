@@ -45,7 +45,7 @@ export const sessionRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'List the sessions',
     description:
-      'Every session: the default one (the bare root), then the least recently used first, each with when it was made and last used, its writes and requests, and whether its world is in memory or put away.',
+      'Every session: the default one (the bare root), then the least recently used first, each with when it was made and last used, its writes and requests, and whether its world is in memory or evicted (unloaded, kept as its seed and writes).',
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.array(SessionInfo)),

@@ -9,7 +9,7 @@ import { createHandlers } from './createHandlers.js'
 /** What `createSandbox` takes: a world's options, and how many sessions' worlds stay in memory. */
 export interface CreateSandboxOptions extends SandboxOptions {
   /**
-   * Sessions (`/sessions/{name}/…`) whose worlds stay in memory; the least recently used idle one is put away past it.
+   * Sessions (`/sessions/{name}/…`) whose worlds stay in memory; past it, the least recently used idle one is evicted (unloaded, kept as its seed and writes).
    * Default 200.
    */
   maxSessions?: number

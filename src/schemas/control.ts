@@ -217,7 +217,7 @@ export const SessionInfo = z.object({
   writes: z.int(),
   /** Requests it answered since the server started. */
   requests: z.int(),
-  /** Whether its world is in memory now, or put away (it comes back as it was at its next request). */
+  /** Whether its world is in memory now, or evicted (it comes back as it was at its next request). */
   in_memory: z.boolean(),
 })
 export type SessionInfo = z.infer<typeof SessionInfo>

@@ -32,11 +32,11 @@ const program = new Command()
   )
   .option(
     '--data <file>',
-    'keep every write (contacts, calls, the clock) in this file, a log appended and flushed before each answer; a reset empties it',
+    'keep every write (contacts, calls, the clock) in this file, a log appended and flushed to disk before each response; a reset empties it',
   )
   .option(
     '--store <url>',
-    'redis://host:port[/db]: keep every session in Redis; every server given the same store is one sandbox (a fleet)',
+    'redis://host:port[/db]: keep every session in Redis; all servers given the same store act as one sandbox (a fleet)',
   )
   .addOption(
     new Option(
@@ -47,38 +47,38 @@ const program = new Command()
   .option('--latency <ms>', 'added latency per API request: 250, or a range 100-400', checked(parseLatency))
   .option(
     '--error-rate <fraction>',
-    'answer this fraction of API requests (0 to 1) with a 500 or 503, drawn from the seed',
+    'fail this fraction of API requests (0 to 1) with a 500 or 503; which ones is decided by the seed',
     fraction,
   )
   .option(
     '--rate-limit <n/window>',
-    'requests per key, such as 60/min, 5/s or 1000/h; X-RateLimit-* headers on every answer',
+    'requests per key, such as 60/min, 5/s or 1000/h; X-RateLimit-* headers on every response',
     checked(parseRateLimit),
   )
   .option('--live [interval]', 'a caller rings every interval (default 30s; e.g. 10s, 2m)', checked(parseInterval))
   .option(
     '--admin-token <token>',
-    'the token /_sandbox/ wants (Authorization: Bearer); required when --host is not loopback',
+    'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback',
   )
   .option('--journal-size <n>', 'requests the journal keeps (default 1000)', integer(1, 1_000_000))
   .option(
     '--max-sessions <n>',
-    'sessions (/sessions/{name}/) whose worlds stay in memory; the least recently used idle one is put away past it (default 200)',
+    'sessions (/sessions/{name}/) whose worlds stay in memory; past it, the least recently used idle one is evicted (default 200)',
     integer(1, 100_000),
   )
   .option(
     '--proxy <url>',
-    "proxy mode: /v1/ requests go to this upstream (the real service's base URL), its answers held to the contract (GET /_sandbox/drift)",
+    "proxy mode: /v1/ requests go to this upstream (the real service's base URL), its responses checked against the contract (GET /_sandbox/drift)",
     upstreamUrl,
   )
   .option(
     '--proxy-timeout <ms>',
-    `how long the upstream may take to answer, then 504 (default ${DEFAULT_UPSTREAM_TIMEOUT_MS})`,
+    `how long the upstream may take to respond, then 504 (default ${DEFAULT_UPSTREAM_TIMEOUT_MS})`,
     integer(1, 600_000),
   )
   .option(
     '--record <file>',
-    'with --proxy: keep what the upstream answers in this new file, a world to start from with --world (no key or header is written)',
+    'with --proxy: save the upstream responses in this new file, a world to start from with --world (no key or header is written)',
   )
   .option('--world <file>', 'start from a recorded world (a file --record wrote) instead of the seed')
   .option('-q, --quiet', 'no request log')
@@ -104,7 +104,7 @@ Examples:
   open http://127.0.0.1:4010/docs                          (the API reference)
   call-sandbox --proxy https://api.example.com --record recorded.json
                                                            (the real service, checked; GET /_sandbox/drift)
-  call-sandbox --world recorded.json                       (what it answered, served by the sandbox)`,
+  call-sandbox --world recorded.json                       (its recorded responses, served by the sandbox)`,
   )
 
 const options = program.parse().opts<{
