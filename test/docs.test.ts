@@ -1,28 +1,25 @@
 /**
  * The README and the manual in docs/ cannot drift from the code: the README
  * stays a front door, every link resolves, the reference is what the package
- * generates, the README's test snippet is the one test/readme.test.ts runs,
+ * generates, every TypeScript block is word for word a file that a test runs,
  * and every curl in them answers what it says against a running server.
  */
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { routes } from '../src/http/routes.js'
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../src/schemas/queries.js'
 import { type RunningServer, startServer } from '../src/server/startServer.js'
+import { killChildren, listening, runCli } from './support/cli.js'
+import { DOC_FILES as FILES, ROOT, serverCommands } from './support/docs.js'
 
-const ROOT = resolve(import.meta.dirname, '..')
-
-function markdownFiles(folder: string): string[] {
+function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? markdownFiles(join(folder, entry.name))
-      : entry.name.endsWith('.md')
-        ? [join(folder, entry.name)]
-        : [],
+    entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : [join(folder, entry.name)],
   )
 }
-const FILES = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))]
 const text = (file: string) => readFileSync(file, 'utf8')
 const readme = text(join(ROOT, 'README.md'))
 
@@ -34,17 +31,53 @@ describe('the README', () => {
       expect(readme, `${route.method} ${shown}`).toContain(`\`${route.method} ${shown}\``)
     }
   })
+})
 
-  it('shows the test snippet that test/readme.test.ts runs', () => {
-    const snippet = /```ts\n(import \{ setupSandboxServer \}[\s\S]*?)```/.exec(readme)![1]!
-    const tested = text(join(ROOT, 'test/readme.test.ts'))
-    for (const line of snippet.split('\n').filter((line) => line.trim() !== '')) {
-      expect(tested, line).toContain(line.replace(/\s+\/\/.*$/, '').trimEnd())
+/**
+ * A code block runs where its `<!-- runs in FILE -->` line says: FILE holds the block word for word, and is a test
+ * `npm test` runs (or a module one imports), or a file of the example app, which the browser tests build and drive.
+ */
+describe('every TypeScript block of the README and the manual', () => {
+  const blocks = FILES.flatMap((file) =>
+    [
+      ...text(file).matchAll(
+        /(?:<!-- runs in (\S+) -->\n)?```(?:ts|tsx|js|jsx|mjs|cjs|typescript|javascript)\n([\s\S]*?)```/g,
+      ),
+    ].map(([, home, code], index) => [`${file.slice(ROOT.length + 1)} block ${index + 1}`, home, code!] as const),
+  )
+  const testFiles = sourceFiles(join(ROOT, 'test'))
+
+  it('finds some, in the README and in the guides', () => {
+    expect(blocks.filter(([name]) => name.startsWith('README.md')).length).toBeGreaterThanOrEqual(2)
+    expect(blocks.length).toBeGreaterThanOrEqual(8)
+  })
+
+  it.each(blocks)('%s is word for word in %s, which a test runs', (_name, home, code) => {
+    expect(home, 'a `<!-- runs in FILE -->` line right before the block').toBeDefined()
+    expect(text(join(ROOT, home!)), home).toContain(code)
+    if (home!.startsWith('examples/calls-inbox/')) {
+      expect(home).toMatch(/^examples\/calls-inbox\/(src|\.storybook)\/[\w.]+\.tsx?$/)
+      return
     }
+    expect(home).toMatch(/^test\/(?!package\/|fleet\/)[\w/.-]+\.ts$/)
+    if (home!.endsWith('.test.ts')) return
+    const module = `./${home!.slice(home!.lastIndexOf('/') + 1).replace(/\.ts$/, '.js')}`
+    const importers = testFiles.filter(
+      (file) =>
+        file.endsWith('.test.ts') &&
+        dirname(file) === dirname(join(ROOT, home!)) &&
+        text(file).includes(`from '${module}'`),
+    )
+    expect(importers, `a test beside ${home} that imports ${module}`).not.toEqual([])
   })
 })
 
 describe('the manual', () => {
+  it('gives the page size the code has', () => {
+    expect(readme).toContain(`\`limit\` (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT})`)
+    expect(text(join(ROOT, 'docs/behaviour.md'))).toContain(`\`limit\` 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`)
+  })
+
   it.each(FILES.map((file) => [file.slice(ROOT.length + 1), file]))(
     '%s links only to files that exist, and to nothing outside the repository',
     (_name, file) => {
@@ -126,4 +159,51 @@ describe('every curl of the README and the manual', () => {
     if (Array.isArray(body.data)) expect(body.data.length, 'an empty list').toBeGreaterThan(0)
     else expect(body.data).toBeDefined()
   })
+})
+
+describe('every server command of the README and the manual', () => {
+  const env = { ADMIN_TOKEN: 'docs-admin-token', TOKEN: 'docs-admin-token' }
+  /** The real service the proxy guide names, played by a sandbox of this test's own. */
+  const VENDOR = 'https://api.vendor.example'
+  // The fleet's, with --store redis://, run in npm run test:fleet (test/fleet/docs.test.ts), which has a Redis.
+  const commands = serverCommands().filter((command) => !command.line.includes('--store'))
+  let vendor: RunningServer
+  let folder: string
+  beforeAll(async () => {
+    vendor = await startServer({ port: 0, quiet: true, now: '2026-11-20T12:00:00Z' })
+    folder = mkdtempSync(join(tmpdir(), 'call-sandbox-docs-'))
+  })
+  afterAll(async () => {
+    killChildren()
+    await vendor.close()
+    rmSync(folder, { recursive: true, force: true })
+  })
+
+  it('finds them all', () => {
+    expect(commands.length).toBeGreaterThanOrEqual(10)
+    expect(commands.map((command) => command.line).join('\n')).toMatch(/--proxy[\s\S]*--world/)
+  })
+
+  // In the order a reader runs them, in one folder: the proxy guide's --world reads what its --record wrote.
+  it.each(commands.map((command) => [command.file, command.line.replace(/\s+#.*$/, ''), command] as const))(
+    '%s: %s starts, serves the API and stops cleanly',
+    async (_file, _line, command) => {
+      const args = command.args(env).map((word) => (word === VENDOR ? vendor.url : word))
+      const cli = runCli([...args, '--port', '0'], {}, folder)
+      const { url } = await listening(cli)
+      const admin = { Authorization: `Bearer ${env.ADMIN_TOKEN}` }
+      expect((await fetch(`${url}/_sandbox/health`, { headers: admin })).status).toBe(200)
+      // A recorded world has the keys of the recording's organizations.
+      const key = args.includes('--world') ? 'sk_recorded_1' : 'sk_sandbox_all'
+      const response = await fetch(`${url}/v1/calls?limit=2`, { headers: { Authorization: `Bearer ${key}` } })
+      // One API request in twenty fails on purpose with --error-rate 0.05 (the same ones for the same seed).
+      if (args.includes('--error-rate')) expect([200, 500, 503]).toContain(response.status)
+      else {
+        expect(response.status, cli.stdout()).toBe(200)
+        expect((await response.json()).data).toHaveLength(2)
+      }
+      cli.child.kill('SIGTERM')
+      expect(await cli.exit()).toEqual({ code: 0, signal: null })
+    },
+  )
 })

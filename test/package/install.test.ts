@@ -162,6 +162,16 @@ describe('the packed files', () => {
     expect(packed).toContain('dist/docs/LICENSE')
   })
 
+  it('hold the manual: every file the README links to, the license and the changelog', async () => {
+    const packed = new Set(await files())
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const linked = [...readme.matchAll(/\]\(([^)#\s:]+)(#[^)]*)?\)/g)].map(([, target]) => target!)
+    expect(linked.length).toBeGreaterThan(5)
+    expect(linked.filter((target) => !packed.has(target))).toEqual([])
+    expect(packed).toContain('LICENSE')
+    expect(packed).toContain('CHANGELOG.md')
+  })
+
   it('hold nothing of the tests', async () => {
     expect((await files()).filter((path) => /(^|\/)(test|e2e|bench|examples)\/|\.test\.|\.e2e\./.test(path))).toEqual(
       [],

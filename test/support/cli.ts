@@ -27,9 +27,9 @@ export interface Cli {
 
 const children = new Set<ChildProcess>()
 
-export function runCli(args: string[], env: Record<string, string | undefined> = {}): Cli {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): Cli {
+  const child = spawn(process.execPath, [join(ROOT, CLI), ...args], {
+    cwd,
     env: {
       ...process.env,
       PORT: undefined,
@@ -93,7 +93,7 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
   }
 }
 
-export const LISTENING = /listening on (http:\/\/127\.0\.0\.1:(\d+))/
+export const LISTENING = /listening on (http:\/\/(?:127\.0\.0\.1|0\.0\.0\.0):(\d+))/
 
 /** Waits for the "listening on" line; returns the URL and port it names. */
 export async function listening(cli: Cli): Promise<{ url: string; port: number }> {

@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+/** The repository, and the Markdown a reader reads: the README, then every file of docs/. */
+export const ROOT = resolve(import.meta.dirname, '../..')
+export const DOC_FILES = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))]
+
+function markdownFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? markdownFiles(join(folder, entry.name))
+      : entry.name.endsWith('.md')
+        ? [join(folder, entry.name)]
+        : [],
+  )
+}
+
+/** A file's path from the repository's root, as a test's name shows it. */
+export const shown = (file: string) => file.slice(ROOT.length + 1)
+
+/** The lines of a file's ```sh blocks, a command's continued lines (`\` at the end) joined into one. */
+export function shellLines(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, block]) =>
+    block!.replace(/\\\n\s*/g, ' ').split('\n'),
+  )
+}
+
+/** A server command of the docs: `npx call-sandbox …`, `npm start -- …` or `call-sandbox …`, and its arguments. */
+export interface ServerCommand {
+  file: string
+  line: string
+  /** The command's arguments as a shell would split them, `$NAME` replaced by `env`'s value. */
+  args(env: Record<string, string>): string[]
+}
+
+const SERVER_COMMAND = /^(?:npx call-sandbox|npm start --|call-sandbox)(?=\s|$)(.*)$/
+
+/** Every server command of the README and docs/, in the order a reader meets them. */
+export function serverCommands(): ServerCommand[] {
+  return DOC_FILES.flatMap((file) =>
+    shellLines(file).flatMap((line) => {
+      const match = SERVER_COMMAND.exec(line)
+      if (!match) return []
+      const rest = match[1]!.replace(/\s+#.*$/, '')
+      return [{ file: shown(file), line, args: (env: Record<string, string>) => shellWords(rest, env) }]
+    }),
+  )
+}
+
+/** Splits a command line's words as sh does for the plain words and "double quotes" the docs use. */
+function shellWords(text: string, env: Record<string, string>): string[] {
+  return [...text.matchAll(/"([^"]*)"|(\S+)/g)].map(([, quoted, word]) =>
+    (quoted ?? word!).replace(/\$(\w+)/g, (_, name: string) => {
+      if (env[name] === undefined) throw new Error(`$${name} in a server command of the docs: give it a value`)
+      return env[name]
+    }),
+  )
+}
