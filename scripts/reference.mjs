@@ -1,5 +1,5 @@
 // Writes docs/reference/{endpoints,resources,errors,cli}.md from the built package itself: the OpenAPI
-// document (every endpoint, its parameters and answers, every resource's fields), the error codes, and the
+// document (every endpoint, its parameters and responses, every resource's fields), the error codes, and the
 // command's --help. `npm run docs` writes them; test/docs.test.ts fails when what is committed differs, so
 // the reference cannot drift from the code. Run `npm run build` first.
 import { execFileSync } from 'node:child_process'
@@ -30,9 +30,9 @@ const WHEN = {
   storage_unavailable:
     'The store did not take a write (a full disk, Redis out of reach), or a shared store cannot be read; nothing was kept. `Retry-After: 1`.',
   session_exists: 'A session of that name exists already; `details.session` names it.',
-  upstream_unreachable: 'Proxy mode: the real service did not answer.',
+  upstream_unreachable: 'Proxy mode: the real service could not be reached.',
   upstream_timeout: 'Proxy mode: the real service took longer than `--proxy-timeout`.',
-  upstream_not_json: 'Proxy mode: the real service answered something that is not JSON.',
+  upstream_not_json: 'Proxy mode: the real service responded with something that is not JSON.',
 }
 
 /** How the sandbox fills each field of each resource: every field must have a line (the script stops otherwise). */
@@ -46,7 +46,7 @@ const CALL = {
   summary: "One sentence about the call, from the business type's script.",
   transcript: 'The whole conversation, one `Role: text` line per message (a live call: what was said so far).',
   recording_url:
-    '`https://recordings.call-sandbox.example/<organization>/<call>.mp3`: a URL of its own, which answers nothing.',
+    '`https://recordings.call-sandbox.example/<organization>/<call>.mp3`: a URL of its own, which serves nothing.',
   transfer_status: 'Set when the assistant handed the call to staff; null otherwise.',
   started_at: 'When the call started (the seed spreads calls over the weeks before `now`).',
   ended_at: 'When it ended; null while live.',
@@ -62,7 +62,7 @@ const FILLED_BY = {
   },
   Meta: {
     request_id: '`req_` and 24 random characters; also in `X-Request-Id`.',
-    timestamp: 'The sandbox clock when the answer was made (a stopped clock: the same every time).',
+    timestamp: 'The sandbox clock when the response was made (a stopped clock: the same every time).',
   },
   Contact: {
     id: 'A UUID.',
@@ -102,7 +102,7 @@ const FILLED_BY = {
     service_type: "A service of the organization's business type.",
     status: '`booked` or `confirmed` ahead; `completed`, `no_show` or `cancelled` once past.',
     calendar_event_link:
-      '`https://calendar.call-sandbox.example/events/<id>`: a link of its own, which answers nothing.',
+      '`https://calendar.call-sandbox.example/events/<id>`: a link of its own, which serves nothing.',
     call_log_id: 'The call that booked it.',
     contact_id: "The caller's contact.",
     created_at: 'When the call that booked it ended.',
@@ -164,7 +164,7 @@ function endpoints() {
                   : 'the admin token',
               )
               .join(' or ')
-      out.push(`Needs: ${needs}.`, '')
+      out.push(`Requires: ${needs}.`, '')
       const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in !== 'header')
       if (parameters.length > 0) {
         out.push('| parameter | in | required | value |', '| --- | --- | --- | --- |')
@@ -185,7 +185,7 @@ function endpoints() {
         )
       }
       const statuses = Object.keys(operation.responses)
-      out.push(`Answers: ${statuses.join(', ')}.`, '')
+      out.push(`Responses: ${statuses.join(', ')}.`, '')
     }
   }
   return out.join('\n')
@@ -194,7 +194,7 @@ function endpoints() {
 function resources() {
   const out = [generated, '', '# Resources', '']
   out.push(
-    'The fields of every resource the API answers with, their types, and how the sandbox fills them. A field that may be null says `null` among its types.',
+    'The fields of every resource the API returns, their types, and how the sandbox fills them. A field that may be null says `null` among its types.',
     '',
   )
   for (const [name, schema] of Object.entries(document.components.schemas)) {

@@ -20,7 +20,7 @@ export const livenessRoutes: readonly Endpoint[] = [
     requires: 'nothing',
     summary: 'Whether the server is alive',
     description:
-      'For a liveness probe: 200 whenever the process answers at all, its world seeded or not, its store reachable or not. No admin token.',
+      'For a liveness probe: 200 whenever the process responds at all, its world seeded or not, its store reachable or not. No admin token.',
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.object({ alive: z.literal(true), uptime_seconds: z.number() })),

@@ -118,7 +118,7 @@ export const controlRoutes: readonly Endpoint[] = [
     path: '/_sandbox/requests',
     requires: 'admin token',
     summary: 'The request journal',
-    description: `The newest API requests and their answers, newest first (at most the journal's size, 1,000 by default, and 32 MiB of bodies), each with its headers and its body and the answer's, bodies kept up to 4 KiB. Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since; count is how many match, limit or not. Requests to /_sandbox/ and /openapi.json are not in it.`,
+    description: `The newest API requests and their responses, newest first (at most the journal's size, 1,000 by default, and 32 MiB of bodies), each with its headers and its body and the response's, bodies kept up to 4 KiB. Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since; count is how many match, limit or not. Requests to /_sandbox/ and /openapi.json are not in it.`,
     pathParams: NoPath,
     query: JournalQuery,
     response: z.object({ data: z.array(JournalEntry), count: z.int(), meta: Meta }),
@@ -134,7 +134,7 @@ export const controlRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'How the upstream differs from the contract (proxy mode)',
     description:
-      "With --proxy: per endpoint and rule, how many of the upstream's answers broke what the contract promises, with the first examples (field, expected, got, and the upstream's request id), to paste into a ticket for the vendor. Since the proxy started or the last reset. Without a proxy: empty, with upstream null.",
+      "With --proxy: per endpoint and rule, how many of the upstream's responses broke what the contract promises, with the first examples (field, expected, got, and the upstream's request id), to paste into a ticket for the vendor. Since the proxy started or the last reset. Without a proxy: empty, with upstream null.",
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(DriftReport),
