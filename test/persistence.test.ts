@@ -227,6 +227,21 @@ describe('--data FILE', () => {
     expect(JSON.parse(linesOf(file)[0]!)).toMatchObject({ version: 4, changes: { writes: 1 } })
   })
 
+  it('refuses a version 3 file (pretty, over many lines) of another world and leaves every line of it', async () => {
+    const file = join(folder(), 'sandbox.json')
+    const server = await start({ data: file, now: NOW })
+    await createContact(server, '+14155550177')
+    const header = JSON.parse(linesOf(file)[0]!)
+    const changes = server.sandbox.changes()
+    await stop(server)
+    const before = JSON.stringify({ ...header, version: 3, changes, sessions: [] }, null, 2)
+    writeFileSync(file, before)
+    const error = await startServer({ port: 0, quiet: true, data: file, seed: 2 }).catch((caught) => caught)
+    expect(error).toBeInstanceOf(DataFileError)
+    expect(error.message).toMatch(/seed/)
+    expect(readFileSync(file, 'utf8')).toBe(before)
+  })
+
   it('compacts at start-up a log grown well past its header into one header, the world the same', async () => {
     const file = join(folder(), 'sandbox.log')
     const server = await start({ data: file, now: NOW })

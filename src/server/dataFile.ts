@@ -252,7 +252,8 @@ export function readDataFile(
   const bytes = readFileSync(path)
   const text = bytes.toString('utf8')
   if (text.length === 0) return undefined
-  const firstEnd = text.indexOf('\n')
+  // Where the header ends: its first line, or the whole text (-1) for a file of versions 1 to 3 over many lines.
+  let firstEnd = text.indexOf('\n')
   let header: unknown
   let rest = ''
   try {
@@ -262,6 +263,7 @@ export function readDataFile(
     // Versions 1 to 3: one document, which may span lines.
     try {
       header = JSON.parse(text)
+      firstEnd = -1
     } catch {
       throw new DataFileError(
         `${path} cannot be read as JSON (${(error as Error).message}): it is damaged, or no call-sandbox data file. ${keep}`,
