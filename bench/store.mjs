@@ -21,7 +21,8 @@ const WRITES = Number(process.env.STORE_WRITES ?? 50_000)
 const CONNECTIONS = 8
 const ROUND_MS = 3_000
 const ROUNDS = 3
-const folder = mkdtempSync(join(tmpdir(), 'call-sandbox-bench-store-'))
+// Not named call-sandbox-*: a test run going on beside the bench would count it as its own leftover.
+const folder = mkdtempSync(join(tmpdir(), 'bench-call-sandbox-store-'))
 
 function freePort() {
   return new Promise((resolve, reject) => {

@@ -7,19 +7,14 @@
 import { execFile, execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { routes } from '../src/http/routes.js'
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../src/schemas/queries.js'
 import { type RunningServer, startServer } from '../src/server/startServer.js'
 import { killChildren, listening, runCli } from './support/cli.js'
-import { DOC_FILES as FILES, ROOT, serverCommands } from './support/docs.js'
+import { DOC_FILES as FILES, ROOT, relativeLinks, serverCommands, shellLines, shown } from './support/docs.js'
 
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : [join(folder, entry.name)],
-  )
-}
 const text = (file: string) => readFileSync(file, 'utf8')
 const readme = text(join(ROOT, 'README.md'))
 
@@ -43,9 +38,8 @@ describe('every TypeScript block of the README and the manual', () => {
       ...text(file).matchAll(
         /(?:<!-- runs in (\S+) -->\n)?```(?:ts|tsx|js|jsx|mjs|cjs|typescript|javascript)\n([\s\S]*?)```/g,
       ),
-    ].map(([, home, code], index) => [`${file.slice(ROOT.length + 1)} block ${index + 1}`, home, code!] as const),
+    ].map(([, home, code], index) => [`${shown(file)} block ${index + 1}`, home, code!] as const),
   )
-  const testFiles = sourceFiles(join(ROOT, 'test'))
 
   it('finds some, in the README and in the guides', () => {
     expect(blocks.filter(([name]) => name.startsWith('README.md')).length).toBeGreaterThanOrEqual(2)
@@ -61,12 +55,10 @@ describe('every TypeScript block of the README and the manual', () => {
     }
     expect(home).toMatch(/^test\/(?!package\/|fleet\/)[\w/.-]+\.ts$/)
     if (home!.endsWith('.test.ts')) return
-    const module = `./${home!.slice(home!.lastIndexOf('/') + 1).replace(/\.ts$/, '.js')}`
-    const importers = testFiles.filter(
-      (file) =>
-        file.endsWith('.test.ts') &&
-        dirname(file) === dirname(join(ROOT, home!)) &&
-        text(file).includes(`from '${module}'`),
+    const folder = dirname(join(ROOT, home!))
+    const module = `./${basename(home!, '.ts')}.js`
+    const importers = readdirSync(folder).filter(
+      (name) => name.endsWith('.test.ts') && text(join(folder, name)).includes(`from '${module}'`),
     )
     expect(importers, `a test beside ${home} that imports ${module}`).not.toEqual([])
   })
@@ -78,16 +70,15 @@ describe('the manual', () => {
     expect(text(join(ROOT, 'docs/behaviour.md'))).toContain(`\`limit\` 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`)
   })
 
-  it.each(FILES.map((file) => [file.slice(ROOT.length + 1), file]))(
+  it.each(FILES.map((file) => [shown(file), file]))(
     '%s links only to files that exist, and to nothing outside the repository',
     (_name, file) => {
       const body = text(file)
       expect(body).not.toMatch(/\.\.\/shared\//)
-      for (const [, target] of body.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
-        if (/^[a-z]+:/.test(target!)) continue
-        const path = resolve(dirname(file), target!)
+      for (const target of relativeLinks(body)) {
+        const path = resolve(dirname(file), target)
         expect(path.startsWith(ROOT), target).toBe(true)
-        expect(existsSync(path), `${target} from ${file.slice(ROOT.length + 1)}`).toBe(true)
+        expect(existsSync(path), `${target} from ${shown(file)}`).toBe(true)
       }
     },
   )
@@ -116,16 +107,12 @@ describe('every curl of the README and the manual', () => {
    * the status its comment names. The proxy guide's ask a sandbox in front of a real service: not this one.
    */
   const curls = FILES.filter((file) => !file.endsWith('checking-the-real-service.md')).flatMap((file) =>
-    [...text(file).matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, block]) =>
-      block!
-        .replace(/\\\n\s*/g, ' ')
-        .split('\n')
-        // Not a line with a placeholder (<id>) or a redirection in its command; its comment may have either.
-        .filter(
-          (line) => line.startsWith('curl ') && line.includes('"$API') && !/<|\s>\s/.test(line.replace(/\s+#.*$/, '')),
-        )
-        .map((line) => [file.slice(ROOT.length + 1), line] as const),
-    ),
+    shellLines(file)
+      // Not a line with a placeholder (<id>) or a redirection in its command; its comment may have either.
+      .filter(
+        (line) => line.startsWith('curl ') && line.includes('"$API') && !/<|\s>\s/.test(line.replace(/\s+#.*$/, '')),
+      )
+      .map((line) => [shown(file), line] as const),
   )
 
   it('finds some', () => expect(curls.length).toBeGreaterThan(10))

@@ -209,8 +209,9 @@ describe('a sandbox in process', () => {
     })
 
     it('checks a contact as POST /v1/contacts does', async () => {
-      await expect(sandbox.addContact({ phone: 'nope' })).rejects.toBeInstanceOf(ApiError)
-      await expect(sandbox.addContact({ phone: 'nope' })).rejects.toMatchObject({ code: 'validation_failed' })
+      const invalid = sandbox.addContact({ phone: 'nope' })
+      await expect(invalid).rejects.toBeInstanceOf(ApiError)
+      await expect(invalid).rejects.toMatchObject({ code: 'validation_failed' })
       const taken = (await api.request('/v1/contacts?limit=1')).body.data[0]
       // Below HTTP a phone taken is a domain error, which names the contact; the API maps it to 409 contact_exists.
       const exists = sandbox.addContact({ phone: taken.phone })

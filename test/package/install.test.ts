@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { consumerProject, devVersion, type ConsumerProject } from './consumerProject.js'
+import { relativeLinks } from '../support/docs.js'
 
 /*
  * The packed package in a consumer's project: what installing it brings in,
@@ -165,7 +166,7 @@ describe('the packed files', () => {
   it('hold the manual: every file the README links to, the license and the changelog', async () => {
     const packed = new Set(await files())
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    const linked = [...readme.matchAll(/\]\(([^)#\s:]+)(#[^)]*)?\)/g)].map(([, target]) => target!)
+    const linked = relativeLinks(readme)
     expect(linked.length).toBeGreaterThan(5)
     expect(linked.filter((target) => !packed.has(target))).toEqual([])
     expect(packed).toContain('LICENSE')

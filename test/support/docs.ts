@@ -3,20 +3,22 @@ import { join, resolve } from 'node:path'
 
 /** The repository, and the Markdown a reader reads: the README, then every file of docs/. */
 export const ROOT = resolve(import.meta.dirname, '../..')
-export const DOC_FILES = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))]
-
-function markdownFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? markdownFiles(join(folder, entry.name))
-      : entry.name.endsWith('.md')
-        ? [join(folder, entry.name)]
-        : [],
-  )
-}
+export const DOC_FILES = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(ROOT, 'docs', name)),
+]
 
 /** A file's path from the repository's root, as a test's name shows it. */
 export const shown = (file: string) => file.slice(ROOT.length + 1)
+
+/** The targets of a Markdown text's links and images that are paths (not `https:` and the like), anchors aside. */
+export function relativeLinks(markdown: string): string[] {
+  return [...markdown.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)]
+    .map(([, target]) => target!)
+    .filter((target) => !/^[a-z]+:/.test(target))
+}
 
 /** The lines of a file's ```sh blocks, a command's continued lines (`\` at the end) joined into one. */
 export function shellLines(file: string): string[] {
