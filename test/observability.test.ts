@@ -36,6 +36,18 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe('GET /_sandbox/metrics', () => {
+  it('is not there with --no-metrics, and the start-up banner does not name it', async () => {
+    const cli = runCli(['--port', '0', '--no-metrics'])
+    const { url } = await listening(cli)
+    expect(cli.stdout()).toContain('/_sandbox/console/')
+    expect(cli.stdout()).not.toContain('metrics')
+    expect((await fetch(`${url}/_sandbox/metrics`)).status).toBe(404)
+    const withMetrics = runCli(['--port', '0'])
+    expect(await withMetrics.waitForOutput((out) => out.includes('/_sandbox/metrics'), 'the metrics URL')).toMatch(
+      /; metrics: http:\/\/127\.0\.0\.1:\d+\/_sandbox\/metrics/,
+    )
+  })
+
   it('counts answers by plane, endpoint, status and session, and times them, in Prometheus text', async () => {
     const server = await start()
     await fetch(`${server.url}/v1/calls?limit=1`, { headers: AUTH })

@@ -163,7 +163,7 @@ async function main(): Promise<void> {
       `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" "${running.url}/v1/calls?limit=2"`,
       `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
       `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
-      `console: ${running.url}/_sandbox/console/ (requests live, the world, the clock, sessions); metrics: ${running.url}/_sandbox/metrics`,
+      `console: ${running.url}/_sandbox/console/ (requests live, the world, the clock, sessions)${options.metrics ? `; metrics: ${running.url}/_sandbox/metrics` : ''}`,
       ...(running.restored ? [describeRestored(running.restored)] : []),
       ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
       ...(options.world

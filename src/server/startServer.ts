@@ -10,7 +10,6 @@ import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
 import { consolePlane } from './consolePages.js'
-import { serverMetrics } from './metrics.js'
 import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
@@ -124,7 +123,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           writes: sandbox.writeCount,
         }
   const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
-  const metrics = withMetrics ? serverMetrics(sandbox, store ?? shared) : undefined
+  // prom-client is imported here only: a server with --no-metrics, or an app of createApp alone, loads none of it.
+  const metrics = withMetrics ? (await import('./metrics.js')).serverMetrics(sandbox, store ?? shared) : undefined
   const listener = sandboxRequests(
     createApp(sandbox, { quiet, log, logFormat }),
     sandbox,
