@@ -461,7 +461,6 @@ export async function restoreDataFile(
   } catch (error) {
     throw new DataFileError(`${path} does not fit this world: ${(error as Error).message} ${keep}`)
   }
-  sandbox.keepWritesIn(sandbox.sessions.worldStore(DEFAULT_SESSION)!)
 }
 
 /** The header a compaction writes: the default world and every session as they stand. */

@@ -14,7 +14,6 @@ import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
 import { worldOf } from '../sandbox/snapshot.js'
-import { DEFAULT_SESSION } from '../sessions/Sessions.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
@@ -103,7 +102,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       else {
         await store.compact(emptyHeader(worldOf(sandbox)))
         sandbox.sessions.load([], store)
-        sandbox.keepWritesIn(sandbox.sessions.worldStore(DEFAULT_SESSION)!)
       }
       // A log grown well past its header (or a file of an older version) becomes one header.
       if (saved?.compact) await store.compact(headerOf(sandbox))
@@ -193,7 +191,6 @@ async function openShared(
   const store = await RedisStore.open(url, world)
   try {
     sandbox.sessions.load(await store.sessions(), store)
-    sandbox.keepWritesIn(sandbox.sessions.worldStore(DEFAULT_SESSION)!)
     await sandbox.catchUp()
   } catch (error) {
     await store.close()

@@ -189,7 +189,7 @@ export class Sessions {
    * request, its snapshot then its log put back. Throws, taking none, when
    * one was seeded other than these options would seed it (other
    * organizations or sizes). With `store`, every session's writes go there
-   * from now on (the default session's: see `Sandbox.keepWritesIn`).
+   * from now on, the default session's too (`Sandbox.keepWritesIn`).
    */
   load(stored: readonly StoredSession[], store?: Store): void {
     const sessions = stored.map(({ name, created_at, options, snapshot, entries }): Session => {
@@ -209,7 +209,9 @@ export class Sessions {
       return session
     })
     for (const session of sessions) this.#sessions.set(session.name, session)
-    if (store) this.#store = store
+    if (!store) return
+    this.#store = store
+    this.base.keepWritesIn(this.worldStore(DEFAULT_SESSION)!)
   }
 
   /** The store's part for one session's world: the session is made known to the store by its first entry. */
