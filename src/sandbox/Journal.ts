@@ -56,18 +56,17 @@ export class Journal {
   }
 
   /**
-   * Newest first; at most `limit` of them, of those `filter` lets through.
+   * Newest first; at most `limit` of them (filter them with `filterEntries`).
    *
    * @example
    * journal.entries(1)[0]?.path // the last request's path
    */
-  entries(limit = this.capacity, filter: JournalFilter = {}): JournalEntry[] {
-    return filterEntries(this.#all(), filter).slice(0, limit)
-  }
-
-  /** How many entries `filter` lets through. */
-  count(filter: JournalFilter = {}): number {
-    return filterEntries(this.#all(), filter).length
+  entries(limit = this.capacity): JournalEntry[] {
+    const entries: JournalEntry[] = []
+    for (let i = 1; i <= Math.min(limit, this.#size); i++) {
+      entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!)
+    }
+    return entries
   }
 
   get size(): number {
@@ -86,12 +85,6 @@ export class Journal {
     this.#next = 0
     this.#size = 0
     this.#bytes = 0
-  }
-
-  #all(): JournalEntry[] {
-    const entries: JournalEntry[] = []
-    for (let i = 1; i <= this.#size; i++) entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!)
-    return entries
   }
 
   #dropOldest(): void {

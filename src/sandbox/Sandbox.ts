@@ -412,8 +412,10 @@ export class Sandbox {
     filter: JournalFilter = {},
   ): Promise<{ entries: JournalEntry[]; count: number }> {
     const shared = this.#store?.requests
-    if (!shared) return { entries: this.journal.entries(limit, filter), count: this.journal.count(filter) }
-    const matching = filterEntries(await shared.journal(this.journal.capacity), filter)
+    const matching = filterEntries(
+      shared ? await shared.journal(this.journal.capacity) : this.journal.entries(),
+      filter,
+    )
     return { entries: matching.slice(0, limit), count: matching.length }
   }
 
