@@ -72,6 +72,9 @@ function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
   }
 }
 
+/** Every endpoint under `/_sandbox/` (the sessions' at the bare root only): what its 404 lists, and OpenAPI shows. */
+export const everyControlEndpoint: readonly Endpoint[] = [...livenessRoutes, ...controlRoutes, ...sessionRoutes]
+
 /**
  * The control plane, under `/_sandbox/`: what a test or a developer does to
  * the sandbox itself. The admin token when the sandbox has one; no API key,
@@ -81,10 +84,7 @@ export const CONTROL: Plane = {
   name: 'control',
   owns: isControlPath,
   endpoints: controlRoutes,
-  // Every endpoint under /_sandbox/ (the sessions' at the bare root only).
-  get listed() {
-    return [...livenessRoutes, ...controlRoutes, ...sessionRoutes]
-  },
+  listed: everyControlEndpoint,
   emptyBody: 'is {}',
   steps: adminSteps,
 }

@@ -1,7 +1,5 @@
 import { z } from 'zod'
-import { controlRoutes } from '../control/controlRoutes.js'
-import { livenessRoutes } from '../control/controlPlane.js'
-import { sessionRoutes } from '../control/sessionRoutes.js'
+import { everyControlEndpoint } from '../control/controlPlane.js'
 import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
 import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
 import { FORCEABLE_STATUSES } from '../http/prefer.js'
@@ -193,7 +191,7 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       },
     })
   }
-  for (const route of [...livenessRoutes, ...controlRoutes, ...sessionRoutes]) {
+  for (const route of everyControlEndpoint) {
     operation(route.path, route.method, {
       operationId: operationId(route.method, route.path),
       summary: route.summary,
