@@ -1,14 +1,4 @@
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  writeSync,
-} from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs'
 import { type FileHandle, open, rename, truncate } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { basename, dirname, join } from 'node:path'
@@ -21,6 +11,7 @@ import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { restoreSnapshot, snapshotOf, worldOf } from '../sandbox/snapshot.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
 import type { KeptSession, KeptState, KeptWorld, Store, StoreEntry } from '../sessions/Store.js'
+import { syncDirectory } from './writeAtomically.js'
 
 /**
  * `--data FILE`: the file store, an append-only log. Its first line is a
@@ -209,7 +200,7 @@ export class FileStore implements Store {
     await this.#handle?.close()
     this.#handle = undefined
     await rename(beside, this.#path)
-    syncFolder(dirname(this.#path))
+    syncDirectory(dirname(this.#path))
     this.#handle = await open(this.#path, 'a')
     this.#size = Buffer.byteLength(text)
     this.#sessions.clear()
@@ -415,20 +406,6 @@ function removeLeftovers(path: string): void {
   const temporary = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.\\d+-[0-9a-f]{8}\\.tmp$`)
   for (const entry of readdirSync(folder)) {
     if (temporary.test(entry)) rmSync(join(folder, entry), { force: true })
-  }
-}
-
-/** Makes a rename durable; some file systems do not allow it, and lose nothing but that. */
-function syncFolder(folder: string): void {
-  try {
-    const handle = openSync(folder, 'r')
-    try {
-      fsyncSync(handle)
-    } finally {
-      closeSync(handle)
-    }
-  } catch {
-    // The rename happened; only its durability across a power cut is the file system's.
   }
 }
 

@@ -29,8 +29,8 @@ export function writeAtomically(path: string, content: string | NodeJS.ArrayBuff
   syncDirectory(dirname(path))
 }
 
-/** Makes the rename itself durable; some file systems do not allow it, and lose nothing but that. */
-function syncDirectory(directory: string): void {
+/** Makes a rename in a folder durable; some file systems do not allow it, and lose nothing but that. */
+export function syncDirectory(directory: string): void {
   try {
     const handle = openSync(directory, 'r')
     try {
