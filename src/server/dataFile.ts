@@ -80,7 +80,6 @@ export interface DataFileContent extends KeptState {
  * await store.append('default', { clock_offset_ms: 60_000 })
  */
 export class FileStore implements Store {
-  readonly kind = 'file'
   readonly #path: string
   /** What was in the file when it was opened; undefined for a new one. */
   readonly content: DataFileContent | undefined

@@ -24,10 +24,7 @@ export interface CountsErrors {
  * const metrics = serverMetrics(sandbox, store)
  * reply(sandbox, request, sandbox.sessions, sandbox.proxy, { planes: [metrics.plane], observe: metrics.observe })
  */
-export function serverMetrics(
-  sandbox: SandboxWithHandlers,
-  store?: CountsErrors,
-): { plane: Plane; observe: Observer; text(): Promise<string> } {
+export function serverMetrics(sandbox: SandboxWithHandlers, store?: CountsErrors): { plane: Plane; observe: Observer } {
   const registry = new Registry()
   const requests = new Counter({
     name: 'call_sandbox_requests_total',
@@ -71,7 +68,6 @@ export function serverMetrics(
       counted = errors
     },
   })
-  const text = () => registry.metrics()
   const getMetrics = defineEndpoint({
     method: 'GET',
     path: METRICS_PATH,
@@ -82,7 +78,7 @@ export function serverMetrics(
     pathParams: NoPath,
     query: NoQuery,
     response: z.string(),
-    answer: async () => ({ body: {}, text: await text(), headers: { 'Content-Type': registry.contentType } }),
+    answer: async () => ({ body: {}, text: await registry.metrics(), headers: { 'Content-Type': registry.contentType } }),
   })
   return {
     plane: {
@@ -98,6 +94,5 @@ export function serverMetrics(
       requests.inc({ plane, endpoint: endpoint ?? '(none)', status: String(status), session })
       seconds.observe({ plane }, took)
     },
-    text,
   }
 }

@@ -71,7 +71,6 @@ type Client = ReturnType<typeof createRedisClient>
  * const store = await RedisStore.open('redis://127.0.0.1:6379', worldOf(sandbox))
  */
 export class RedisStore implements Store {
-  readonly kind = 'redis'
   readonly #client: Client
   readonly #where: string
   /** This server, to tell which one leads a world's timed work. */

@@ -31,7 +31,6 @@ export type StoreEntry = LogEntry | { created: { created_at: string; options: Se
  * worlds do not know which store they have (see `WorldStore`).
  */
 export interface Store {
-  readonly kind: 'file' | 'redis'
   /**
    * Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it. A store with
    * `log` takes only a session's making and end here.
