@@ -1,13 +1,14 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { defineEndpoint, type Observer } from '../http/Endpoint.js'
 import type { Plane } from '../http/pipeline.js'
+import { CONTROL_PREFIX } from '../http/paths.js'
 import { NoPath, NoQuery } from '../schemas/index.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { z } from 'zod'
 import { adminSteps } from '../control/controlPlane.js'
 
 /** Where Prometheus scrapes the server. */
-export const METRICS_PATH = '/_sandbox/metrics'
+export const METRICS_PATH = `${CONTROL_PREFIX}/metrics`
 
 /** What the metrics read of the store: how many writes it refused so far. */
 export interface CountsErrors {
@@ -78,7 +79,11 @@ export function serverMetrics(sandbox: SandboxWithHandlers, store?: CountsErrors
     pathParams: NoPath,
     query: NoQuery,
     response: z.string(),
-    answer: async () => ({ body: {}, text: await registry.metrics(), headers: { 'Content-Type': registry.contentType } }),
+    answer: async () => ({
+      body: {},
+      text: await registry.metrics(),
+      headers: { 'Content-Type': registry.contentType },
+    }),
   })
   return {
     plane: {
