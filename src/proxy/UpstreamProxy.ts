@@ -124,7 +124,7 @@ export class UpstreamProxy {
     }
 
     const upstreamRequestId = answer?.headers.get('x-request-id') ?? null
-    world.journal.record({
+    world.recordRequest({
       ...journalEntry(world, {
         requestId,
         request,

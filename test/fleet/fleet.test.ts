@@ -254,6 +254,23 @@ describe('what servers over one Redis store share besides the records', () => {
     expect((await get(a.url, '/_sandbox/usage')).body.data).toEqual([])
   })
 
+  it("journals a proxied request for the whole fleet, with the contract's verdict", async () => {
+    const upstream = await startServer({ port: 0, quiet: true, now: NOW })
+    running.push(upstream)
+    const [a, b] = [await server({ proxy: { upstream: upstream.url } }), await server()]
+    const proxied = await get(a.url, '/v1/calls?limit=1')
+    expect(proxied.status).toBe(200)
+    // The journal is written as the answer goes: give it a moment to land.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const journal = (await get(b.url, '/_sandbox/requests')).body.data
+    expect(journal).toHaveLength(1)
+    expect(journal[0]).toMatchObject({
+      path: '/v1/calls',
+      status: 200,
+      contract: { violation_count: 0, upstream_request_id: expect.stringMatching(/^req_/) },
+    })
+  })
+
   it('rings a live call once per arrival, however many servers hold the session', async () => {
     const interval = 100
     const [a, b] = [await server({ live: interval }), await server({ live: interval })]
