@@ -271,7 +271,8 @@ export function readDataFile(
     throw new DataFileError(`${path} is a damaged call-sandbox data file:\n${z.prettifyError(parsed.error)}\n${keep}`)
 
   const lines: Line[] = []
-  let wholeBytes = firstEnd === -1 ? bytes.length : Buffer.byteLength(text.slice(0, firstEnd + 1))
+  const headerBytes = firstEnd === -1 ? bytes.length : Buffer.byteLength(text.slice(0, firstEnd))
+  let wholeBytes = firstEnd === -1 ? bytes.length : headerBytes + 1
   const parts = rest.split('\n')
   // The part after the last newline is a line a crash cut short (or nothing): never acknowledged, so dropped.
   parts.pop()
@@ -284,7 +285,7 @@ export function readDataFile(
     wholeBytes += Buffer.byteLength(part) + 1
   }
   const content = contentOf(path, parsed.data, lines)
-  const grown = wholeBytes > 2 * Buffer.byteLength(JSON.stringify(header)) + 64 * 1024
+  const grown = wholeBytes > 2 * headerBytes + 64 * 1024
   return { content: { ...content, compact: parsed.data.version !== VERSION || grown }, bytes: bytes.length, wholeBytes }
 }
 
