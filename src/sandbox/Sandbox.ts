@@ -389,7 +389,7 @@ export class Sandbox {
         for (const { kind, record } of entry.changes.changed) await write.db.update(kind, record.id, record)
         write.setCount(entry.write)
       }
-      this.clock.set(this.#clockBase() + entry.clock_offset_ms)
+      this.setClockOffset(entry.clock_offset_ms)
     }
   }
 
@@ -436,6 +436,11 @@ export class Sandbox {
    */
   clockOffset(): number {
     return Math.round(this.clock.now() - this.#clockBase())
+  }
+
+  /** Sets the clock `ms` from its base (see `clockOffset`): where a snapshot or a log entry left it. */
+  setClockOffset(ms: number): void {
+    this.clock.set(this.#clockBase() + ms)
   }
 
   #clockBase(): number {

@@ -23,7 +23,7 @@ export function worldOf(sandbox: Sandbox): WorldOf {
 export function snapshotOf(sandbox: Sandbox): Snapshot {
   return {
     ...worldOf(sandbox),
-    clock_offset_ms: Math.round(sandbox.clock.now() - clockBase(sandbox)),
+    clock_offset_ms: sandbox.clockOffset(),
     changes: sandbox.changes(),
   }
 }
@@ -52,10 +52,5 @@ export function seedOptionsOf(
  */
 export async function restoreSnapshot(sandbox: Sandbox, snapshot: Omit<Snapshot, keyof WorldOf>): Promise<void> {
   await sandbox.restore(snapshot.changes)
-  if (snapshot.clock_offset_ms !== 0) sandbox.clock.set(clockBase(sandbox) + snapshot.clock_offset_ms)
-}
-
-/** What the clock's offset is measured from: the seed instant for a fixed clock, the real time for a running one. */
-function clockBase(sandbox: Sandbox): number {
-  return sandbox.options.fixedClock ? sandbox.options.now : Date.now()
+  if (snapshot.clock_offset_ms !== 0) sandbox.setClockOffset(snapshot.clock_offset_ms)
 }
