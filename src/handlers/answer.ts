@@ -79,12 +79,11 @@ export async function reply(
     const { name, rest } = splitSessionPath(path)
     if (!Sessions.isName(name)) return refuse(sandbox, request, badSessionName(name))
     const plane = server.planes?.find((candidate) => candidate.owns(rest)) ?? planeOf(rest)
+    const root = `${SESSION_PREFIX}/${name}`
     if (!plane) {
-      const at = `${SESSION_PREFIX}/${name}`
-      const message = `No endpoint at ${path}. A session's API is under ${at}/v1/, its controls under ${at}/_sandbox/.`
+      const message = `No endpoint at ${path}. A session's API is under ${root}/v1/, its controls under ${root}/_sandbox/.`
       return refuse(sandbox, request, new ApiError('not_found', message))
     }
-    const root = `${SESSION_PREFIX}/${name}`
     const answered = await sessions.use(name, (world) => runEndpoint(plane, contextOf(world, rest, root)))
     return underRoot(answered, root)
   }
@@ -136,14 +135,9 @@ export function isSandboxPath(path: string, withSessions = false): boolean {
  */
 export function methodOutsideFetch(sandbox: Sandbox, method: string, path: string): Reply {
   try {
-    if (isSessionPath(path)) {
-      // A session's path: its own planes (a session has no /_sandbox/sessions).
-      const { name, rest } = splitSessionPath(path)
-      if (!Sessions.isName(name)) throw badSessionName(name)
-      matchRoute((planeOf(rest) ?? API).endpoints, method, rest)
-    } else {
-      matchRoute((isSessionsPath(path) ? SESSIONS : (planeOf(path) ?? API)).endpoints, method, path)
-    }
+    const { plane, below, name } = planeAt(path)
+    if (name !== undefined && !Sessions.isName(name)) throw badSessionName(name)
+    matchRoute((plane ?? API).endpoints, method, below)
   } catch (error) {
     return errorReply(sandbox, newRequestId(), toApiError(error))
   }
@@ -159,13 +153,20 @@ export function methodOutsideFetch(sandbox: Sandbox, method: string, path: strin
  * methodsOf('/sessions/ci-1/v1/contacts') // ['GET', 'POST']
  */
 export function methodsOf(path: string): string[] {
+  const { plane, below } = planeAt(path)
+  return plane ? methodsAt(plane.endpoints, below) : []
+}
+
+/**
+ * The plane a path (below the base URL) belongs to, and the path within it: a session's own planes below its root
+ * (a session has no `/_sandbox/sessions`), the sessions' at the bare root. The server's own planes aside.
+ */
+function planeAt(path: string): { plane: Plane | undefined; below: string; name?: string } {
   if (isSessionPath(path)) {
-    const { rest } = splitSessionPath(path)
-    const plane = planeOf(rest)
-    return plane ? methodsAt(plane.endpoints, rest) : []
+    const { name, rest } = splitSessionPath(path)
+    return { plane: planeOf(rest), below: rest, name }
   }
-  const plane = isSessionsPath(path) ? SESSIONS : planeOf(path)
-  return plane ? methodsAt(plane.endpoints, path) : []
+  return { plane: isSessionsPath(path) ? SESSIONS : planeOf(path), below: path }
 }
 
 /** `/sessions/ci-1/v1/me` → `ci-1` and `/v1/me`; the name still percent-encoded, as sent. */
