@@ -1,12 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { z } from 'zod'
 import { defineEndpoint } from '../http/Endpoint.js'
 import { CONTROL_PREFIX } from '../http/paths.js'
 import type { Plane } from '../http/pipeline.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { NoQuery } from '../schemas/index.js'
+import { packageFolder } from './packageFolder.js'
 
 /** Where the console is served, below a root: the bare root's, or a session's. */
 export const CONSOLE_PATH = `${CONTROL_PREFIX}/console`
@@ -20,16 +20,11 @@ const TYPES: Record<string, string> = {
 /**
  * The console's files (`console/` in the package), read once: plain HTML, CSS and one script, no framework and no
  * build step.
- * @note Looked for upwards from this module, which runs from `src/server/`, `dist/esm/` or `dist/cjs/`.
  */
 function consoleFiles(): Map<string, string> {
-  for (let folder = dirname(fileURLToPath(import.meta.url)); ; folder = dirname(folder)) {
-    const candidate = join(folder, 'console')
-    if (existsSync(join(candidate, 'console.js'))) {
-      return new Map(Object.keys(TYPES).map((name) => [name, readFileSync(join(candidate, name), 'utf8')]))
-    }
-    if (dirname(folder) === folder) return new Map()
-  }
+  const folder = packageFolder('console', 'console.js')
+  if (folder === undefined) return new Map()
+  return new Map(Object.keys(TYPES).map((name) => [name, readFileSync(join(folder, name), 'utf8')]))
 }
 
 /**

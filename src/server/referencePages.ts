@@ -1,8 +1,7 @@
 import express, { type RequestHandler } from 'express'
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { DOCUMENT_PATH } from '../http/paths.js'
+import { packageFolder } from './packageFolder.js'
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -23,18 +22,9 @@ const PAGE = `<!doctype html>
 const SETTINGS = { url: DOCUMENT_PATH, dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true }
 const INIT = `window.onload = () => {\n  window.ui = SwaggerUIBundle(${JSON.stringify(SETTINGS, null, 2)})\n}\n`
 
-/**
- * Swagger UI's files, copied into the package's `dist/docs` by its build
- * (`scripts/vendor-swagger-ui.mjs`).
- * @note Looked for upwards from this module, which runs from `src/server/`,
- * `dist/esm/`, `dist/esm/chunks/` or `dist/cjs/` depending on who loads it.
- */
+/** Swagger UI's files, copied into the package's `dist/docs` by its build (`scripts/vendor-swagger-ui.mjs`). */
 function swaggerUiFolder(): string | undefined {
-  for (let folder = dirname(fileURLToPath(import.meta.url)); ; folder = dirname(folder)) {
-    const candidate = join(folder, 'dist', 'docs')
-    if (existsSync(join(candidate, 'swagger-ui-bundle.js'))) return candidate
-    if (dirname(folder) === folder) return undefined
-  }
+  return packageFolder(join('dist', 'docs'), 'swagger-ui-bundle.js')
 }
 
 /**
