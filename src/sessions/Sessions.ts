@@ -218,26 +218,18 @@ export class Sessions {
   worldStore(name: string): WorldStore | undefined {
     const store = this.#store
     if (!store) return undefined
-    const keep = async () => {
-      const session = name === DEFAULT_SESSION ? this.#default : this.#sessions.get(name)
-      if (session) await this.#keep(session)
-    }
-    const log = store.log?.(name)
-    if (log) {
-      return {
-        ...log,
-        append: async (entry) => {
-          await keep()
-          await log.append(entry)
-        },
-      }
+    const kept = store.log?.(name) ?? {
+      append: (entry: LogEntry) => store.append(name, entry),
+      health: () => store.health(),
     }
     return {
+      ...kept,
       append: async (entry) => {
-        await keep()
-        await store.append(name, entry)
+        // The default session is the store's from the start; another is made known to it by its first entry.
+        const session = this.#sessions.get(name)
+        if (session) await this.#keep(session)
+        await kept.append(entry)
       },
-      health: () => store.health(),
     }
   }
 
