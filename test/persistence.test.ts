@@ -6,6 +6,7 @@ import { DataFileError } from '../src/server/dataFile.js'
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/startServer.js'
 import { killChildren, listening, runCli } from './support/cli.js'
 import { endingOf } from './support/endings.js'
+import { pagesOf } from './support/proxies.js'
 import { tempFolder } from './support/tempFolder.js'
 import { NOW } from './support/transports.js'
 
@@ -414,15 +415,7 @@ describe('--data FILE under faults, with the call-sandbox program', () => {
   })
 })
 
-async function listAll(server: RunningServer) {
-  const records = []
-  let cursor: string | null = null
-  do {
-    const page: { data: unknown[]; next_cursor: string | null } = await (
-      await fetch(`${server.url}/v1/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: AUTH })
-    ).json()
-    records.push(...page.data)
-    cursor = page.next_cursor
-  } while (cursor)
-  return records as Array<{ id: string; phone: string }>
+/** Every contact of the first key's organization, walking the cursors. */
+async function listAll(server: RunningServer): Promise<Array<{ id: string; phone: string }>> {
+  return (await pagesOf(server.url, '/v1/contacts?limit=100')).flatMap((page) => page.body.data)
 }

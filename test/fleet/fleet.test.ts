@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/startServer.js'
 import { killChildren, listening, runCli } from '../support/cli.js'
+import { pagesOf } from '../support/proxies.js'
 import { type RedisServer, startRedis } from '../support/redisServer.js'
 import { NOW } from '../support/transports.js'
 
@@ -66,30 +67,14 @@ async function control(url: string, path: string, body: unknown) {
 
 /** Every contact of the key's organization, newest first, walking the cursors. */
 async function allContacts(url: string, root = ''): Promise<Array<{ id: string; phone: string }>> {
-  const contacts = []
-  let cursor: string | null = null
-  do {
-    const page: { body: { data: Array<{ id: string; phone: string }>; next_cursor: string | null } } = await get(
-      url,
-      `${root}/v1/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
-    )
-    contacts.push(...page.body.data)
-    cursor = page.body.next_cursor
-  } while (cursor)
-  return contacts
+  return (await pagesOf(url, `${root}/v1/contacts?limit=100`)).flatMap((page) => page.body.data)
 }
 
 describe('servers over one Redis store', () => {
   it('answers any session from any server: a write answered by one is in the very next answer of the other', async () => {
     const [a, b] = [await server(), await server()]
     for (const root of ['', '/sessions/ci-1']) {
-      const created = await (
-        await fetch(`${a.url}${root}/v1/contacts`, {
-          method: 'POST',
-          headers: JSON_AUTH,
-          body: JSON.stringify({ phone: '+14155550101' }),
-        })
-      ).json()
+      const { body: created } = await createContact(`${a.url}${root}`, '+14155550101')
       const read = await get(b.url, `${root}/v1/contacts/${created.data.id}`)
       expect(read.status, root || 'the bare root').toBe(200)
       expect(read.body.data).toEqual(created.data)
@@ -138,13 +123,7 @@ describe('servers over one Redis store', () => {
   it('serves, from a server started later, the sessions and writes of the servers before', async () => {
     const a = await server()
     expect((await control(a.url, '/_sandbox/sessions', { name: 'seven', seed: 7 })).status).toBe(201)
-    const made = await (
-      await fetch(`${a.url}/sessions/seven/v1/contacts`, {
-        method: 'POST',
-        headers: JSON_AUTH,
-        body: JSON.stringify({ phone: '+14155550103' }),
-      })
-    ).json()
+    const { body: made } = await createContact(`${a.url}/sessions/seven`, '+14155550103')
     const later = await server()
     expect((await get(later.url, `/sessions/seven/v1/contacts/${made.data.id}`)).body.data).toEqual(made.data)
     expect((await get(later.url, '/sessions/seven/_sandbox/health')).body.data.seed).toBe(7)
@@ -290,13 +269,10 @@ describe('what servers over one Redis store share besides the records', () => {
     const [a, b] = [await server({ maxSessions: 1 }), await server({ maxSessions: 1 })]
     const made: Record<string, string> = {}
     for (const name of ['s1', 's2', 's3', 's1', 's2', 's3']) {
-      const answer = await (
-        await fetch(`${a.url}/sessions/${name}/v1/contacts`, {
-          method: 'POST',
-          headers: JSON_AUTH,
-          body: JSON.stringify({ phone: `+1415555${name.slice(1)}${Object.keys(made).length}00` }),
-        })
-      ).json()
+      const { body: answer } = await createContact(
+        `${a.url}/sessions/${name}`,
+        `+1415555${name.slice(1)}${Object.keys(made).length}00`,
+      )
       made[answer.data.id] = name
     }
     const inMemory = (await get(a.url, '/_sandbox/sessions')).body.data.filter(
