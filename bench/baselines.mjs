@@ -34,13 +34,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { killChildren, launch, stop, waitFor } from './children.mjs'
 import { median } from './median.mjs'
+import { freePort } from './servers.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 // The built package as a consumer gets it: its entries as its `exports` resolve
@@ -87,17 +87,6 @@ async function run(command, args, options = {}) {
   const { code, signal } = await child.exited
   if (code !== 0) throw new Error(`${command} ${args.join(' ')}: ${code ?? signal}\n${child.output}`)
   return child.stdoutText
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 function rssOf(pid) {

@@ -3,53 +3,13 @@
 //      (rounds interleaved, median);
 //   2. the journal's memory after 10,000 requests with bodies (2 KiB each way), in process: the heap it holds
 //      after a forced GC, against the same sandbox before them; it must stay bounded (--journal-size, 32 MiB).
-import { Agent, request } from 'node:http'
 import { answer, createSandbox } from 'call-sandbox'
-import { killChildren, launch, stop, waitFor } from './children.mjs'
+import { killChildren, stop } from './children.mjs'
 import { median } from './median.mjs'
+import { closeConnections, NOW, readRate, serve } from './servers.mjs'
 
-const NOW = '2026-11-20T12:00:00Z'
 const HEADERS = { Authorization: 'Bearer sk_sandbox_all' }
-const CONNECTIONS = 8
-const ROUND_MS = 3_000
 const ROUNDS = 3
-const agent = new Agent({ keepAlive: true, maxSockets: 64 })
-
-async function serve(args) {
-  const child = launch(process.execPath, ['dist/bin/call-sandbox.js', '--port', '0', '--now', NOW, '--quiet', ...args])
-  const [, url] = await waitFor(child, /listening on (http:\/\/\S+)/)
-  return { child, url }
-}
-
-function get(url, path) {
-  return new Promise((resolve, reject) => {
-    const target = new URL(path, url)
-    const sent = request(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, headers: HEADERS, agent },
-      (response) => {
-        response.resume()
-        response.on('end', () => resolve(response.statusCode))
-      },
-    )
-    sent.on('error', reject)
-    sent.end()
-  })
-}
-
-async function readRate(url) {
-  let done = 0
-  const start = performance.now()
-  const end = start + ROUND_MS
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < end) {
-        if ((await get(url, '/v1/calls?limit=20')) !== 200) throw new Error('GET /v1/calls failed')
-        done++
-      }
-    }),
-  )
-  return done / ((performance.now() - start) / 1000)
-}
 
 async function journalMemory() {
   const sandbox = createSandbox({ now: NOW })
@@ -81,8 +41,8 @@ async function main() {
   const plain = await serve(['--no-metrics'])
   const [withRates, withoutRates] = [[], []]
   for (let round = 0; round < ROUNDS; round++) {
-    withoutRates.push(await readRate(plain.url))
-    withRates.push(await readRate(counted.url))
+    withoutRates.push(await readRate([plain.url]))
+    withRates.push(await readRate([counted.url]))
   }
   const [withMetrics, without] = [median(withRates), median(withoutRates)]
   rows.push({
@@ -108,6 +68,6 @@ async function main() {
 try {
   await main()
 } finally {
-  agent.destroy()
+  closeConnections()
   killChildren()
 }

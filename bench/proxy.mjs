@@ -4,31 +4,18 @@
 // through the proxy against the same request straight to the upstream, one
 // request at a time over kept-alive connections, warmed up, alternated (A, B,
 // B, A, ...), medians. The children are killed at the end, on an error too.
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { killChildren, launch, waitFor } from './children.mjs'
+import { killChildren } from './children.mjs'
 import { median } from './median.mjs'
+import { serve } from './servers.mjs'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = join(ROOT, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin['call-sandbox'])
-const NOW = '2026-11-20T12:00:00Z'
 const PAGE = '/v1/calls?limit=50'
 const HEADERS = { authorization: 'Bearer sk_sandbox_all' }
 const WARM_UP = 300
 const ROUNDS = 1_500
 
-/**
- * A CLI in a process of its own; resolves with its URL once it listens. Its compile cache is off: it would outlive the
- * bench in the temp folder.
- */
-async function serve(args) {
-  const env = { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }
-  const [, url] = await waitFor(
-    launch(process.execPath, [CLI, '--port', '0', '--now', NOW, '--quiet', ...args], { env }),
-    /listening on (\S+)/,
-  )
-  return url
+/** A CLI in a process of its own: its URL. Its compile cache is off: it would outlive the bench in the temp folder. */
+async function serveAt(args) {
+  return (await serve(args, { env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' } })).url
 }
 
 /** One request, read to its end: its time in milliseconds. */
@@ -42,8 +29,8 @@ async function timed(url, check) {
 }
 
 try {
-  const upstream = await serve([])
-  const proxy = await serve(['--proxy', upstream])
+  const upstream = await serveAt([])
+  const proxy = await serveAt(['--proxy', upstream])
   const direct = () =>
     timed(upstream + PAGE, (response) => {
       if (response.status !== 200) throw new Error(`the upstream answered ${response.status}`)

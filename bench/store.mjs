@@ -8,32 +8,18 @@
 // STORE_WRITES=5000 runs figure 1 and 2 smaller (a quick look; the goal is stated at 50,000); 0 skips them.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
-import { Agent, request } from 'node:http'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { killChildren, launch, stop, waitFor } from './children.mjs'
 import { median } from './median.mjs'
+import { closeConnections, freePort, readRate, send, serve } from './servers.mjs'
 
-const NOW = '2026-11-20T12:00:00Z'
-const HEADERS = { Authorization: 'Bearer sk_sandbox_all' }
 const WRITES = Number(process.env.STORE_WRITES ?? 50_000)
-const CONNECTIONS = 8
-const ROUND_MS = 3_000
 const ROUNDS = 3
+// A start-up that puts 50,000 logged writes back may take a while.
+const SLOW_START = { timeoutMs: 300_000 }
 // Not named call-sandbox-*: a test run going on beside the bench would count it as its own leftover.
 const folder = mkdtempSync(join(tmpdir(), 'bench-call-sandbox-store-'))
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 async function startRedis() {
   if (spawnSync('redis-server', ['--version']).error)
@@ -58,32 +44,6 @@ async function startRedis() {
   return { child, url: `redis://127.0.0.1:${port}` }
 }
 
-async function serve(args) {
-  const child = launch(process.execPath, ['dist/bin/call-sandbox.js', '--port', '0', '--now', NOW, '--quiet', ...args])
-  const started = performance.now()
-  const [, url] = await waitFor(child, /listening on (http:\/\/\S+)/, 300_000)
-  return { child, url, startMs: performance.now() - started }
-}
-
-const agent = new Agent({ keepAlive: true, maxSockets: 64 })
-
-function send(url, method, path, body) {
-  return new Promise((resolve, reject) => {
-    const target = new URL(path, url)
-    const headers = body ? { ...HEADERS, 'Content-Type': 'application/json' } : HEADERS
-    const sent = request(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, agent },
-      (response) => {
-        response.resume()
-        response.on('end', () => resolve(response.statusCode))
-        response.on('error', reject)
-      },
-    )
-    sent.on('error', reject)
-    sent.end(body)
-  })
-}
-
 let phones = 0
 async function writeTimes(url, count) {
   const times = []
@@ -95,24 +55,6 @@ async function writeTimes(url, count) {
     if (status !== 201) throw new Error(`POST /v1/contacts: ${status}`)
   }
   return times
-}
-
-/** Reads per second over `ROUND_MS`, `CONNECTIONS` at once, spread over `urls` in turn. */
-async function readRate(urls) {
-  let done = 0
-  const end = performance.now() + ROUND_MS
-  const start = performance.now()
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async (_, i) => {
-      const url = urls[i % urls.length]
-      while (performance.now() < end) {
-        const status = await send(url, 'GET', '/v1/calls?limit=20')
-        if (status !== 200) throw new Error(`GET /v1/calls: ${status}`)
-        done++
-      }
-    }),
-  )
-  return done / ((performance.now() - start) / 1000)
 }
 
 const rows = []
@@ -130,18 +72,18 @@ async function main() {
 async function fileStore() {
   // 1 and 2: the file store.
   const file = join(folder, 'sandbox.log')
-  const empty = await serve(['--data', join(folder, 'empty.log')])
+  const empty = await serve(['--data', join(folder, 'empty.log')], SLOW_START)
   await stop(empty.child)
-  const emptyStart = await serve(['--data', join(folder, 'empty.log')])
+  const emptyStart = await serve(['--data', join(folder, 'empty.log')], SLOW_START)
   await stop(emptyStart.child)
-  const writer = await serve(['--data', file])
+  const writer = await serve(['--data', file], SLOW_START)
   const times = await writeTimes(writer.url, WRITES)
   await stop(writer.child)
   const first = median(times.slice(0, 500))
   const last = median(times.slice(-500))
   row(`file store: write p50 (ms), last 500 of ${WRITES} against the first 500`, last, first, '<= 1.5x')
   copyFileSync(file, join(folder, 'logged.log'))
-  const restarted = await serve(['--data', join(folder, 'logged.log')])
+  const restarted = await serve(['--data', join(folder, 'logged.log')], SLOW_START)
   await stop(restarted.child)
   row(
     `start-up (ms) with ${WRITES} logged writes (put back, then compacted), against an empty data file`,
@@ -149,7 +91,7 @@ async function fileStore() {
     emptyStart.startMs,
     'reported',
   )
-  const compacted = await serve(['--data', join(folder, 'logged.log')])
+  const compacted = await serve(['--data', join(folder, 'logged.log')], SLOW_START)
   await stop(compacted.child)
   row(
     `start-up (ms) with the same, compacted, against an empty data file`,
@@ -162,8 +104,8 @@ async function fileStore() {
 async function redisStore() {
   // 3, 4, 5: Redis.
   const redis = await startRedis()
-  const plain = await serve([])
-  const shared = await serve(['--store', redis.url])
+  const plain = await serve([], SLOW_START)
+  const shared = await serve(['--store', redis.url], SLOW_START)
   const [plainRates, redisRates] = [[], []]
   for (let round = 0; round < ROUNDS; round++) {
     plainRates.push(await readRate([plain.url]))
@@ -177,7 +119,7 @@ async function redisStore() {
   )
   await stop(plain.child)
 
-  const fileServer = await serve(['--data', join(folder, 'compare.log')])
+  const fileServer = await serve(['--data', join(folder, 'compare.log')], SLOW_START)
   const [redisWrites, fileWrites] = [[], []]
   for (let block = 0; block < 4; block++) {
     redisWrites.push(...(await writeTimes(shared.url, 250)))
@@ -186,7 +128,7 @@ async function redisStore() {
   row('Redis store: write p50 (ms), against the file store', median(redisWrites), median(fileWrites), 'reported')
   await stop(fileServer.child)
 
-  const second = await serve(['--store', redis.url])
+  const second = await serve(['--store', redis.url], SLOW_START)
   const [oneRates, twoRates] = [[], []]
   for (let round = 0; round < ROUNDS; round++) {
     oneRates.push(await readRate([shared.url]))
@@ -206,7 +148,7 @@ async function redisStore() {
 try {
   await main()
 } finally {
-  agent.destroy()
+  closeConnections()
   await killChildren()
   rmSync(folder, { recursive: true, force: true })
 }
