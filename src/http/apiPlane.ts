@@ -1,3 +1,4 @@
+import { keptBody } from '../sandbox/Journal.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
@@ -198,9 +199,6 @@ export function journalEntry(
   }
 }
 
-/** The journal keeps this much of each body. */
-const KEPT_BODY_BYTES = 4 * 1024
-
 /** One side of an exchange as the journal keeps it: a key in Authorization shortened, the body cut at 4 KiB. */
 function messageOf(headers: Headers, body: Uint8Array | null): JournalMessage {
   const kept: Record<string, string> = {}
@@ -208,10 +206,7 @@ function messageOf(headers: Headers, body: Uint8Array | null): JournalMessage {
     kept[name] =
       name === 'authorization' ? value.replace(/^(\S+\s+)(\S+)$/, (_, scheme, key) => scheme + shortKey(key)) : value
   }
-  if (body === null || body.byteLength === 0) return { headers: kept, body: null, body_truncated: false }
-  const truncated = body.byteLength > KEPT_BODY_BYTES
-  const text = new TextDecoder().decode(truncated ? body.subarray(0, KEPT_BODY_BYTES) : body)
-  return { headers: kept, body: text, body_truncated: truncated }
+  return { headers: kept, ...keptBody(body) }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { JournalEntry } from '../schemas/index.js'
-import { Journal } from './Journal.js'
+import { Journal, KEPT_BODY_BYTES, keptBody } from './Journal.js'
 
 function entry(id: number, bodyBytes = 0): JournalEntry {
   const body = bodyBytes > 0 ? 'x'.repeat(bodyBytes) : null
@@ -37,5 +37,26 @@ describe('Journal', () => {
     expect(journal.entries().map(({ request_id }) => request_id)).toEqual(['req_101'])
     journal.clear()
     expect([journal.size, journal.bytes]).toEqual([0, 0])
+  })
+})
+
+describe('keptBody', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text)
+
+  it('keeps a body up to its bytes whole, and none for an empty one', () => {
+    expect(keptBody(bytes('x'.repeat(KEPT_BODY_BYTES)))).toEqual({
+      body: 'x'.repeat(KEPT_BODY_BYTES),
+      body_truncated: false,
+    })
+    expect(keptBody(bytes(''))).toEqual({ body: null, body_truncated: false })
+    expect(keptBody(null)).toEqual({ body: null, body_truncated: false })
+  })
+
+  it('cuts a longer one at its bytes and says so', () => {
+    expect(keptBody(bytes('x'.repeat(KEPT_BODY_BYTES + 1)))).toEqual({
+      body: 'x'.repeat(KEPT_BODY_BYTES),
+      body_truncated: true,
+    })
+    expect(keptBody(bytes('{"notes":"long"}'), 9)).toEqual({ body: '{"notes":', body_truncated: true })
   })
 })

@@ -1,6 +1,8 @@
-import type { JournalEntry } from '../schemas/index.js'
+import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 
 export const DEFAULT_JOURNAL_SIZE = 1_000
+/** The journal keeps this much of each body. */
+export const KEPT_BODY_BYTES = 4 * 1024
 /** What the journal's bodies and headers may take in all; past it the oldest entries go, whatever the size. */
 export const JOURNAL_BYTES = 32 * 1024 * 1024
 
@@ -117,6 +119,22 @@ export function filterEntries(entries: readonly JournalEntry[], filter: JournalF
 
 function matchesStatus(status: number, wanted: string): boolean {
   return /^\dxx$/i.test(wanted) ? Math.floor(status / 100) === Number(wanted[0]) : status === Number(wanted)
+}
+
+/**
+ * A body as the journal keeps it: its text, cut at `bytes` bytes (then
+ * `body_truncated`), and none for an empty body.
+ *
+ * @example
+ * keptBody(new TextEncoder().encode('{"id":1}')) // { body: '{"id":1}', body_truncated: false }
+ */
+export function keptBody(
+  body: Uint8Array | null,
+  bytes = KEPT_BODY_BYTES,
+): Pick<JournalMessage, 'body' | 'body_truncated'> {
+  if (body === null || body.byteLength === 0) return { body: null, body_truncated: false }
+  const truncated = body.byteLength > bytes
+  return { body: new TextDecoder().decode(truncated ? body.subarray(0, bytes) : body), body_truncated: truncated }
 }
 
 /** About what an entry takes: its bodies and headers, and the rest. */

@@ -119,7 +119,6 @@ export const JournalContract = z.object({
 })
 export type JournalContract = z.infer<typeof JournalContract>
 
-/** One API request as the sandbox answered it. */
 /** One side of an exchange as the journal keeps it. */
 export const JournalMessage = z.object({
   headers: z.record(z.string(), z.string()),
@@ -129,6 +128,7 @@ export const JournalMessage = z.object({
 })
 export type JournalMessage = z.infer<typeof JournalMessage>
 
+/** One API request as the sandbox answered it. */
 export const JournalEntry = z.object({
   request_id: z.string(),
   method: z.string(),
@@ -147,7 +147,7 @@ export const JournalEntry = z.object({
   contract: JournalContract.optional(),
   /** What was sent: its headers (an Authorization key shortened) and its body, kept up to 4 KiB. */
   request: JournalMessage.optional(),
-  /** What was answered: its headers and its body, kept up to 4 KiB. */
+  /** What was answered: its headers and its body, kept up to 4 KiB (a fleet's shared journal: 1 KiB of a success). */
   response: JournalMessage.optional(),
 })
 export type JournalEntry = z.infer<typeof JournalEntry>

@@ -233,6 +233,23 @@ describe('what servers over one Redis store share besides the records', () => {
     expect((await get(a.url, '/_sandbox/usage')).body.data).toEqual([])
   })
 
+  it("keeps the first KiB of a successful answer's body in the shared journal, and whole what was sent", async () => {
+    const [a, b] = [await server(), await server()]
+    const page = await fetch(`${a.url}/v1/calls?limit=20`, { headers: AUTH })
+    const pageText = await page.text()
+    expect(pageText.length).toBeGreaterThan(2_048)
+    const sent = JSON.stringify({ phone: 'nope', notes: 'n'.repeat(3_000) })
+    const refused = await fetch(`${a.url}/v1/contacts`, { method: 'POST', headers: JSON_AUTH, body: sent })
+    expect(refused.status).toBe(422)
+    const refusal = await refused.text()
+    // The journal is written as the answer goes: give the last one a moment to land.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const [refusedEntry, pageEntry] = (await get(b.url, '/_sandbox/requests')).body.data
+    expect(pageEntry.response).toMatchObject({ body: pageText.slice(0, 1_024), body_truncated: true })
+    expect(refusedEntry.request).toMatchObject({ body: sent, body_truncated: false })
+    expect(refusedEntry.response).toMatchObject({ body: refusal, body_truncated: false })
+  })
+
   it("journals a proxied request for the whole fleet, with the contract's verdict", async () => {
     const upstream = await startServer({ port: 0, quiet: true, now: NOW })
     running.push(upstream)
