@@ -173,7 +173,11 @@ function bodyOf(message) {
   if (!message?.body) return el('p', {}, '(no body)')
   const parsed = parse(message.body)
   const text = parsed ? JSON.stringify(parsed, null, 2) : message.body
-  return el('pre', { class: 'body' }, text + (message.body_truncated ? '\n… (cut at 4 KiB)' : ''))
+  return el(
+    'pre',
+    { class: 'body' },
+    text + (message.body_truncated ? '\n… (cut: the journal keeps the start of a long body)' : ''),
+  )
 }
 
 function parse(text) {
