@@ -26,20 +26,8 @@ async function startRedis() {
     throw new Error('redis-server is missing (apt-get install redis-server).')
   const port = await freePort()
   const dir = mkdtempSync(join(folder, 'redis-'))
-  const child = launch('redis-server', [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'always',
-  ])
+  // The fleet tests' settings: appendfsync always, loopback, no snapshots.
+  const child = launch('redis-server', ['test/support/durable-redis.conf', '--port', String(port), '--dir', dir])
   await waitFor(child, /Ready to accept connections/)
   return { child, url: `redis://127.0.0.1:${port}` }
 }

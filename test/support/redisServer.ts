@@ -3,6 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** Redis's settings for the tests and the bench: `appendfsync always`, loopback, no snapshots. */
+const DURABLE_REDIS_CONF = fileURLToPath(new URL('durable-redis.conf', import.meta.url))
 
 /** A redis-server of a test's own, on a free loopback port, in a temporary folder. */
 export interface RedisServer {
@@ -17,8 +21,8 @@ export interface RedisServer {
 }
 
 /**
- * Starts Debian's `redis-server` (7.x) with every write appended and fsync'ed
- * before Redis answers (`appendfsync always`): what makes "acknowledged"
+ * Starts Debian's `redis-server` (7.x) with `durable-redis.conf`: every write
+ * appended and fsync'ed before Redis answers, what makes "acknowledged"
  * durable in Redis. Fails, never skips, when redis-server is missing.
  *
  * @example
@@ -33,24 +37,7 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort()
   let child: ChildProcess | undefined
   const launch = async () => {
-    child = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        folder,
-        '--save',
-        '',
-        '--appendonly',
-        'yes',
-        '--appendfsync',
-        'always',
-      ],
-      { stdio: 'ignore' },
-    )
+    child = spawn('redis-server', [DURABLE_REDIS_CONF, '--port', String(port), '--dir', folder], { stdio: 'ignore' })
     await waitForPort(port)
   }
   const kill = async () => {
