@@ -70,6 +70,15 @@ describe('GET /_sandbox/metrics', () => {
     expect(sample(text, 'call_sandbox_store_errors_total')).toBe(0)
   })
 
+  it("is the server's, at the bare root only: a session's root has none", async () => {
+    const server = await start()
+    const response = await fetch(`${server.url}/sessions/ci-1/_sandbox/metrics`)
+    expect(response.status).toBe(404)
+    expect((await response.json()).error).toMatchObject({ code: 'not_found' })
+    // The console is a session's too.
+    expect((await fetch(`${server.url}/sessions/ci-1/_sandbox/console/`)).status).toBe(200)
+  })
+
   it('wants the admin token when the server has one', async () => {
     const server = await start({ adminToken: 'admin-token-123' })
     expect((await fetch(`${server.url}/_sandbox/metrics`)).status).toBe(401)

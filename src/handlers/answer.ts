@@ -13,9 +13,12 @@ import { ApiError } from '../schemas/ApiError.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 
-/** What the standalone server adds to the dispatch: planes of its own (metrics), and an observer of every answer. */
+/** What the standalone server adds to the dispatch: planes of its own, and an observer of every answer. */
 export interface ServerParts {
+  /** At every root, a session's too (the console). */
   planes?: readonly Plane[]
+  /** At the bare root only: the server's, not a world's (its metrics). */
+  rootPlanes?: readonly Plane[]
   observe?: Observer
 }
 
@@ -78,7 +81,7 @@ export async function reply(
   if (sessions && isSessionPath(path)) {
     const { name, rest } = splitSessionPath(path)
     if (!Sessions.isName(name)) return refuse(sandbox, request, badSessionName(name))
-    const plane = server.planes?.find((candidate) => candidate.owns(rest)) ?? planeOf(rest)
+    const plane = planeOf(rest, server.planes)
     const root = `${SESSION_PREFIX}/${name}`
     if (!plane) {
       const message = `No endpoint at ${path}. A session's API is under ${root}/v1/, its controls under ${root}/_sandbox/.`
@@ -92,8 +95,8 @@ export async function reply(
   if (sessions && isSessionsPath(path))
     return runEndpoint(SESSIONS, { ...contextOf(sessions.base, path, ''), sessions })
 
-  // The server's own planes (its metrics), at the bare root only.
-  const plane = server.planes?.find((candidate) => candidate.owns(path)) ?? planeOf(path)
+  // The bare root: the server's own planes (its metrics) as well.
+  const plane = planeOf(path, server.rootPlanes, server.planes)
   if (!plane) return undefined
   // In proxy mode the bare root's API is the upstream's: the one fast path, decided here and nowhere else.
   const answerAtRoot = (world: Sandbox) =>
@@ -194,7 +197,12 @@ function underRoot(response: Reply, root: string): Reply {
   return response
 }
 
-function planeOf(path: string): Plane | undefined {
+/** The plane that owns a path (below a root): one of the server's own, first, or the sandbox's. */
+function planeOf(path: string, ...serverPlanes: (readonly Plane[] | undefined)[]): Plane | undefined {
+  for (const planes of serverPlanes) {
+    const plane = planes?.find((candidate) => candidate.owns(path))
+    if (plane) return plane
+  }
   return PLANES.find((plane) => plane.owns(path))
 }
 

@@ -127,7 +127,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     createApp(sandbox, { quiet, log, logFormat }),
     sandbox,
     { quiet, log, logFormat },
-    { planes: [consolePlane(), ...(metrics ? [metrics.plane] : [])], observe: metrics?.observe },
+    { planes: [consolePlane()], rootPlanes: metrics && [metrics.plane], observe: metrics?.observe },
   )
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
