@@ -4,7 +4,7 @@ import { readJsonObject } from './body.js'
 import { type Endpoint, type RequestContext, successStatusOf } from './Endpoint.js'
 import { matchRoute } from './matchRoute.js'
 import { parseQuery, parseValues } from './parameters.js'
-import { failedReply, jsonReply, type Reply, respond } from './respond.js'
+import { failedReply, jsonReply, type Reply, respond, textReply } from './respond.js'
 
 /**
  * One part of what the sandbox answers (the API, the control plane, the
@@ -91,10 +91,8 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     if (plane.needsWorld !== false) await sandbox.settle(now)
     const outcome = await endpoint.answer({ ...context, params, query, body, apiKey } as never)
     const status = outcome.status ?? successStatusOf(endpoint)
-    if (outcome.text !== undefined) {
-      const headers = new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...outcome.headers })
-      reply = { status, headers, body: new TextEncoder().encode(outcome.text) }
-    } else if (outcome.meta === false) reply = jsonReply(requestId, status, outcome.body, outcome.headers)
+    if (outcome.text !== undefined) reply = textReply(requestId, status, outcome.text, outcome.headers)
+    else if (outcome.meta === false) reply = jsonReply(requestId, status, outcome.body, outcome.headers)
     else reply = respond(sandbox, requestId, status, outcome.body, outcome.headers, outcome.asOf ?? now)
   } catch (error) {
     reply = await failedReply(sandbox, requestId, request, error)

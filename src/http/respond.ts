@@ -64,16 +64,28 @@ export function jsonReply(
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
 ): Reply {
-  return {
-    status,
-    headers: new Headers({
-      'Content-Type': 'application/json',
-      'X-Request-Id': requestId,
-      'Cache-Control': 'no-store',
-      ...headers,
-    }),
-    body: bodyBytes(body),
-  }
+  return replyOf(requestId, status, bodyBytes(body), { 'Content-Type': 'application/json', ...headers })
+}
+
+/**
+ * A text answer, its type in `headers`, with the headers every answer carries
+ * (the metrics, the console's pages).
+ *
+ * @example
+ * textReply(requestId, 200, '<!doctype html>…', { 'Content-Type': 'text/html; charset=utf-8' })
+ */
+export function textReply(
+  requestId: string,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): Reply {
+  return replyOf(requestId, status, new TextEncoder().encode(text), headers)
+}
+
+/** A reply with the headers every answer carries: its request id, and no caching. */
+function replyOf(requestId: string, status: number, body: Uint8Array, headers: Record<string, string>): Reply {
+  return { status, headers: new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers }), body }
 }
 
 /**
