@@ -3,7 +3,7 @@ import { defineEndpoint, type Endpoint, type RequestContext } from '../http/Endp
 import { NoPath, NoQuery, RecordEnvelope } from '../schemas/index.js'
 import { bearerToken } from '../http/bearerToken.js'
 import { isControlPath, isSessionsPath, LIVENESS_PATH } from '../http/paths.js'
-import type { Plane, PlaneSteps } from '../http/pipeline.js'
+import { openSteps, type Plane, type PlaneSteps } from '../http/pipeline.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { controlRoutes } from './controlRoutes.js'
@@ -36,7 +36,7 @@ export const LIVENESS: Plane = {
   endpoints: livenessRoutes,
   emptyBody: 'refused',
   needsWorld: false,
-  steps: () => ({ authenticate: () => undefined }),
+  steps: openSteps,
 }
 
 /** The sessions, under `/_sandbox/sessions` at the bare root: made, listed and ended, with the admin token. */

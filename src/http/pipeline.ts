@@ -39,6 +39,13 @@ export interface PlaneSteps {
   finish?(reply: Reply, endpoint: Endpoint | undefined): void
 }
 
+const OPEN: PlaneSteps = { authenticate: () => undefined }
+
+/** The steps of a plane anyone may call (liveness, the OpenAPI document, the console's pages): no authentication. */
+export function openSteps(): PlaneSteps {
+  return OPEN
+}
+
 /**
  * Answers one request with the plane that owns its path, along the
  * contract's order of checks, one step a comment below:

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineEndpoint } from '../http/Endpoint.js'
 import { DOCUMENT_PATH } from '../http/paths.js'
-import type { Plane } from '../http/pipeline.js'
+import { openSteps, type Plane } from '../http/pipeline.js'
 import { NoPath, NoQuery } from '../schemas/index.js'
 import { openApiDocument } from './openApiDocument.js'
 
@@ -27,5 +27,5 @@ export const DOCUMENT: Plane = {
   owns: (path) => path === DOCUMENT_PATH,
   endpoints: [getDocument],
   emptyBody: 'refused',
-  steps: () => ({ authenticate: () => undefined }),
+  steps: openSteps,
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { defineEndpoint } from '../http/Endpoint.js'
 import { CONTROL_PREFIX } from '../http/paths.js'
-import type { Plane } from '../http/pipeline.js'
+import { openSteps, type Plane } from '../http/pipeline.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { NoQuery } from '../schemas/index.js'
 import { packageFolder } from './packageFolder.js'
@@ -45,7 +45,7 @@ export function consolePlane(): Plane {
     owns: (path) => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`),
     emptyBody: 'refused',
     needsWorld: false,
-    steps: () => ({ authenticate: () => undefined }),
+    steps: openSteps,
     endpoints: [
       defineEndpoint({
         method: 'GET',
