@@ -38,7 +38,7 @@ export function matchRoute<R extends Matchable>(
   }
   const match = matches.find(({ route }) => route.method === method)
   if (!match) {
-    const allowed = matches.map(({ route }) => route.method).join(', ')
+    const allowed = methodsOf(matches.map(({ route }) => route)).join(', ')
     throw new ApiError('method_not_allowed', `${path} does not take ${method}; it takes ${allowed}.`, {
       headers: { Allow: allowed },
     })
@@ -61,7 +61,12 @@ function filledIn(pattern: string, segments: string[]): string {
  */
 export function methodsAt(routes: readonly Matchable[], path: string): string[] {
   const segments = path.split('/')
-  return [...new Set(routes.filter((route) => matchPath(route.path, segments)).map((route) => route.method))]
+  return methodsOf(routes.filter((route) => matchPath(route.path, segments)))
+}
+
+/** The routes' methods, each once, in their order. */
+function methodsOf(routes: readonly Matchable[]): string[] {
+  return [...new Set(routes.map((route) => route.method))]
 }
 
 function matchPath(pattern: string, segments: string[]): Record<string, string> | undefined {
