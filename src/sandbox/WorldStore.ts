@@ -41,8 +41,8 @@ export interface SharedRequests {
     capacity: number,
     counters: { add: string[]; set: Record<string, string> } | undefined,
   ): void
-  /** The newest entries, newest first. */
-  journal(limit: number): Promise<JournalEntry[]>
+  /** The newest entries, newest first (at most `limit`), and how many it keeps in all. */
+  journal(limit: number): Promise<{ entries: JournalEntry[]; size: number }>
   /** The usage counters (see `Usage.fromCounters`). */
   usage(): Promise<Record<string, string>>
   /** Forgets both (a reset). */

@@ -239,8 +239,14 @@ export class RedisStore implements Store {
       },
       journal: async (limit) => {
         await flushed()
-        const texts = await this.#command(() => this.#client.lRange(journal, 0, limit - 1))
-        return texts.map((text) => JSON.parse(text))
+        const [texts, size] = (await this.#command(() =>
+          this.#client
+            .multi()
+            .lRange(journal, 0, limit - 1)
+            .lLen(journal)
+            .exec(),
+        )) as unknown as [string[], number]
+        return { entries: texts.map((text) => JSON.parse(text)), size }
       },
       usage: async () => {
         await flushed()

@@ -225,6 +225,12 @@ describe('what servers over one Redis store share besides the records', () => {
       '/v1/calls',
     ])
     expect(journalB.body.data).toEqual(journalA.body.data)
+    // Counted from every server, with a limit or a filter.
+    expect((await get(b.url, '/_sandbox/requests?limit=1')).body).toMatchObject({
+      count: 3,
+      data: [journalA.body.data[0]],
+    })
+    expect((await get(a.url, '/_sandbox/requests?method=GET&limit=1')).body.count).toBe(2)
     const [usageA, usageB] = [await get(a.url, '/_sandbox/usage'), await get(b.url, '/_sandbox/usage')]
     expect(usageA.body.data).toEqual(usageB.body.data)
     expect(usageA.body.data[0]).toMatchObject({ key: 'sk_sandbox_all', requests: 3 })
