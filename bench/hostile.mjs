@@ -1,0 +1,134 @@
+// What a hostile client costs the command (docs/security.md): the time to answer a
+// long unknown path and a probe sent beside it, the memory left after a flood of big
+// headers over many session names, the metrics' size after many names, and what a
+// page of another origin may do to the control plane.
+//
+// node bench/hostile.mjs            the figures, at the sizes the security issue names
+// HOSTILE_QUICK=1 node bench/...    smaller sizes, for a quick look
+import { request } from 'node:http'
+import { readFileSync } from 'node:fs'
+import { killChildren } from './children.mjs'
+import { serve } from './servers.mjs'
+
+const QUICK = process.env.HOSTILE_QUICK === '1'
+const FLOOD_REQUESTS = QUICK ? 2_000 : 16_000
+const FLOOD_SESSIONS = 40
+const METRIC_NAMES = 2_000
+const PATH_LENGTHS = QUICK ? [8_000] : [8_000, 60_000]
+/** A request still unanswered after this is reported as such, not waited for. */
+const GIVE_UP_MS = 120_000
+
+/** One request on a fresh connection: status, headers, body size and time; `timedOut` past GIVE_UP_MS. */
+function send(url, { method = 'GET', path, headers = {}, body }) {
+  const target = new URL(url)
+  const started = performance.now()
+  return new Promise((resolve) => {
+    const sent = request(
+      { host: target.hostname, port: target.port, method, path, headers, agent: false },
+      (response) => {
+        let bytes = 0
+        response.on('data', (chunk) => {
+          bytes += chunk.length
+        })
+        response.on('end', () =>
+          resolve({ status: response.statusCode, headers: response.headers, bytes, ms: performance.now() - started }),
+        )
+      },
+    )
+    sent.setTimeout(GIVE_UP_MS, () => {
+      sent.destroy()
+      resolve({ status: 0, timedOut: true, ms: performance.now() - started })
+    })
+    sent.on('error', (error) => resolve({ status: 0, error: error.code, ms: performance.now() - started }))
+    sent.end(body)
+  })
+}
+
+function rssMb(child) {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
+}
+
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`)
+
+async function longPaths() {
+  for (const length of PATH_LENGTHS) {
+    const { url, child } = await serve([])
+    const long = send(url, { path: `/v1/callz/${'a'.repeat(length)}` })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const probe = await send(url, { path: '/_sandbox/live' })
+    const answered = await long
+    console.log(
+      `long path of ${length.toLocaleString('en')} characters: ${answered.timedOut ? `no answer in ${fmt(GIVE_UP_MS)}` : `${answered.status} in ${fmt(answered.ms)}`}; a probe sent 100 ms later: ${probe.timedOut ? 'no answer' : `${probe.status} in ${fmt(probe.ms)}`}`,
+    )
+    child.kill('SIGKILL')
+  }
+}
+
+async function flood() {
+  const { url, child } = await serve([])
+  const pad = 'x'.repeat(60 * 1024)
+  const before = rssMb(child)
+  let next = 0
+  const statuses = new Map()
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < FLOOD_REQUESTS) {
+        const i = next++
+        const { status } = await send(url, {
+          path: `/sessions/flood-${i % FLOOD_SESSIONS}/v1/me`,
+          headers: { 'X-Pad': pad },
+        })
+        statuses.set(status, (statuses.get(status) ?? 0) + 1)
+      }
+    }),
+  )
+  const alive = await send(url, { path: '/_sandbox/live' })
+  console.log(
+    `flood of ${FLOOD_REQUESTS.toLocaleString('en')} requests with a 60 KiB header over ${FLOOD_SESSIONS} sessions: RSS ${before.toFixed(0)} MB before, ${rssMb(child).toFixed(0)} MB after; statuses ${JSON.stringify(Object.fromEntries(statuses))}; alive after: ${alive.status}`,
+  )
+  child.kill('SIGKILL')
+}
+
+async function metricsSize() {
+  const { url, child } = await serve([])
+  for (let i = 0; i < METRIC_NAMES; i += 20) {
+    await Promise.all(
+      Array.from({ length: 20 }, (_, j) => send(url, { path: `/sessions/name-${i + j}/v1/me`, headers: {} })),
+    )
+  }
+  const metrics = await send(url, { path: '/_sandbox/metrics' })
+  console.log(
+    `metrics after ${METRIC_NAMES.toLocaleString('en')} session names: ${(metrics.bytes / 1024).toFixed(0)} KiB (status ${metrics.status}); RSS ${rssMb(child).toFixed(0)} MB`,
+  )
+  child.kill('SIGKILL')
+}
+
+async function otherOrigin() {
+  const { url, child } = await serve([])
+  const page = { Origin: 'http://evil.example' }
+  const journal = await send(url, { path: '/_sandbox/requests', headers: page })
+  // A form or a fetch without a body needs no preflight: it carries no Content-Type the sandbox would refuse.
+  const reset = await send(url, { method: 'POST', path: '/_sandbox/reset', headers: page })
+  const rebound = await send(url, { path: '/_sandbox/requests', headers: { Host: 'attacker.example' } })
+  const api = await send(url, {
+    path: '/v1/me',
+    headers: { ...page, Authorization: 'Bearer sk_sandbox_all' },
+  })
+  const readable = (answer) =>
+    `${answer.status}${answer.headers?.['access-control-allow-origin'] ? `, Access-Control-Allow-Origin: ${answer.headers['access-control-allow-origin']}` : ''}`
+  console.log(`a page of another origin: reads the journal: ${readable(journal)}`)
+  console.log(`a page of another origin: resets the world with a POST that needs no preflight: ${readable(reset)}`)
+  console.log(`a rebound host name (Host: attacker.example) reads the journal: ${readable(rebound)}`)
+  console.log(`a page of another origin reads the API with a key: ${readable(api)}`)
+  child.kill('SIGKILL')
+}
+
+try {
+  await otherOrigin()
+  await metricsSize()
+  await flood()
+  await longPaths()
+} finally {
+  killChildren()
+}
