@@ -1,7 +1,6 @@
 // The command under load: started on a free port at the bench's instant, asked
 // over keep-alive sockets, and measured in requests per second.
 import { Agent, request } from 'node:http'
-import { createServer } from 'node:net'
 import { launch, waitFor } from './children.mjs'
 
 export const NOW = '2026-11-20T12:00:00Z'
@@ -64,14 +63,4 @@ export async function readRate(urls, { connections = 8, ms = 3_000 } = {}) {
   return done / ((performance.now() - start) / 1000)
 }
 
-/** A port free on loopback now, for a child that takes its port as an argument. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
+export { freePort } from '../test/support/freePort.mjs'

@@ -306,6 +306,13 @@ export class Sandbox {
       (kept) => store.append(this.#entryOf(kept)),
       () => this.catchUp(),
     )
+    store.compactWith?.((use) =>
+      this.#writes.write(
+        async () =>
+          use({ ...worldOfOptions(this.#options), clock_offset_ms: this.clockOffset(), changes: this.changes() }),
+        { counted: false, kept: 'nothing', changed: () => false },
+      ),
+    )
   }
 
   /**
@@ -361,16 +368,14 @@ export class Sandbox {
     await this.#writes.write(
       async (write) => {
         // Another request of this server may have put these back while this one read them.
-        const place = store.place!()
-        let entries = read.entries
-        if (read.generation === place.generation) {
-          entries = entries.slice(Math.max(0, place.position - read.start))
-          if (entries.length === 0) return
-        } else if (entries[0] === undefined || !('reset' in entries[0])) {
-          // Started over with no reset of its own (the session was ended): back to the world's own seed.
+        const unread = store.unread!(read)
+        if (!unread) return
+        const [first] = unread.entries
+        if (unread.whole && (first === undefined || !('reset' in first))) {
+          // The whole log, with no reset of its own first (the session was ended): back to the world's own seed.
           await this.#startOver(write, this.#optionsOf(this.#input.scenario ?? 'default'))
         }
-        await this.#putBack(write, entries)
+        await this.#putBack(write, unread.entries)
         store.caughtUp!(read)
       },
       { counted: false, kept: 'nothing' },

@@ -14,6 +14,8 @@ import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
 import { worldOf } from '../sandbox/snapshot.js'
+import type { ReplicaWaits } from './redisConnection.js'
+import type { RedisStoreOptions } from './redisStore.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
@@ -24,9 +26,14 @@ export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Om
   /** A data file that keeps the sandbox's writes across restarts (`--data`). */
   data?: string
   /**
-   * `redis://host:port[/db]`: every session's writes in Redis, shared by every server given the same store (`--store`).
+   * `redis://host:port[/db]`, or a Redis Cluster's nodes (`redis://host:port,host:port`, or any one of them): every
+   * session's writes in Redis, shared by every server given the same store (`--store`).
    */
   store?: string
+  /** With `store`: how many replicas must have a write before it is answered; default `auto` (`--store-replicas`). */
+  storeReplicas?: ReplicaWaits
+  /** With `store`: how long a named session's keys live unused before Redis drops them (ms); default: for ever. */
+  sessionTtlMs?: number
   /** With `proxy`: keep what the upstream answers in this new file, a world to start from later (`--record`). */
   record?: string
   /** Start from a recording (a file `record` wrote) instead of the seed (`--world`). */
@@ -66,6 +73,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     metrics: withMetrics = true,
     data,
     store: storeUrl,
+    storeReplicas,
+    sessionTtlMs,
     record,
     world,
     ...given
@@ -106,7 +115,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // A log grown well past its header (or a file of an older version) becomes one header.
       if (saved?.compact) await store.compact(headerOf(sandbox))
     }
-    if (storeUrl !== undefined) shared = await openShared(sandbox, storeUrl)
+    if (storeUrl !== undefined) {
+      shared = await openShared(sandbox, storeUrl, { replicas: storeReplicas, sessionTtlMs })
+    }
   } catch (error) {
     await store?.close()
     throw error
@@ -182,13 +193,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 async function openShared(
   sandbox: SandboxWithHandlers,
   url: string,
+  options: RedisStoreOptions,
 ): Promise<{ close(): Promise<void>; readonly errors: number }> {
-  if (!/^rediss?:\/\//.test(url)) {
-    throw new Error(`--store takes redis://host:port[/db] (or rediss:// for TLS); got ${url}.`)
-  }
   const { RedisStore } = await import('./redisStore.js')
   const { scenario: _, ...world } = worldOf(sandbox)
-  const store = await RedisStore.open(url, world)
+  const store = await RedisStore.open(url, world, options)
   try {
     sandbox.sessions.load(await store.sessions(), store)
     await sandbox.catchUp()
