@@ -3,6 +3,7 @@
  * over a store, and the requests they send.
  */
 import { spawnSync } from 'node:child_process'
+import { createClient, createCluster } from '@redis/client'
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/startServer.js'
 import { killChildren } from '../support/cli.js'
 import { pagesOf } from '../support/proxies.js'
@@ -13,13 +14,15 @@ import { NOW } from '../support/transports.js'
 export const AUTH = { Authorization: 'Bearer sk_sandbox_all' }
 const JSON_AUTH = { ...AUTH, 'Content-Type': 'application/json' }
 
-/** A store the tests run against: its `--store` URL, and a way to see where a session's keys live. */
+/** A store the tests run against: its `--store` URL, and a look at where a session's keys live and what they hold. */
 export interface StoreUnderTest {
   url: string
   /** How many Redis primaries share the sessions. */
   primaries: number
   /** The port of the Redis node that holds a session's keys. */
   nodeOf(session: string): number
+  /** A command about `key`, sent to the node that holds it. */
+  send(key: string, ...command: string[]): Promise<unknown>
   /** Every key gone, between two tests. */
   empty(): void
   stop(): Promise<void>
@@ -31,12 +34,17 @@ export const TOPOLOGIES: Array<{ name: string; start(): Promise<StoreUnderTest> 
     name: 'one Redis node',
     start: async () => {
       const redis = await startRedis()
+      const client = await createClient({ url: redis.url }).connect()
       return {
         url: redis.url,
         primaries: 1,
         nodeOf: () => redis.port,
+        send: (_key, ...command) => client.sendCommand(command),
         empty: () => redisCli(redis.port, 'FLUSHALL'),
-        stop: () => redis.stop(),
+        stop: async () => {
+          client.destroy()
+          await redis.stop()
+        },
       }
     },
   },
@@ -44,17 +52,23 @@ export const TOPOLOGIES: Array<{ name: string; start(): Promise<StoreUnderTest> 
     name: 'a Redis Cluster of three primaries',
     start: async () => {
       const cluster = await startCluster({ primaries: 3 })
+      const client = await createCluster({ rootNodes: [{ url: cluster.url }] }).connect()
       return {
         url: cluster.url,
         primaries: 3,
         nodeOf: (session) => cluster.portOf(`call-sandbox:{${session}}:log`),
+        send: (key, ...command) => client.sendCommand(key, true, command),
         empty: () => cluster.flush(),
-        stop: () => cluster.stop(),
+        stop: async () => {
+          client.destroy()
+          await cluster.stop()
+        },
       }
     },
   },
 ]
 
+/** A command to one Redis node, waited for (in a test's setup). */
 export function redisCli(port: number, ...command: string[]): string {
   return spawnSync('redis-cli', ['-p', String(port), ...command], { encoding: 'utf8' }).stdout.trim()
 }
