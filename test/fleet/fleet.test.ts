@@ -5,31 +5,13 @@
  * nothing, and what a world shares besides its records (the journal, usage,
  * live mode's lead, session names) is the same from every server.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { startServer } from '../../src/server/startServer.js'
 import { NOW } from '../support/transports.js'
-import {
-  AUTH,
-  allContacts,
-  control,
-  createContact,
-  get,
-  server,
-  type StoreUnderTest,
-  stopServers,
-  TOPOLOGIES,
-} from './fleet.js'
+import { AUTH, allContacts, control, createContact, get, server, storeOf, TOPOLOGIES } from './fleet.js'
 
-describe.each(TOPOLOGIES)('servers over $name', ({ start }) => {
-  let store: StoreUnderTest
-  beforeAll(async () => {
-    store = await start()
-  })
-  afterAll(() => store.stop())
-  afterEach(async () => {
-    await stopServers()
-    store.empty()
-  })
+describe.each(TOPOLOGIES)('servers over $name', (topology) => {
+  const store = storeOf(topology)
   const serve = (options = {}) => server(store.url, options)
 
   it('answers any session from any server: a write answered by one is in the very next answer of the other', async () => {

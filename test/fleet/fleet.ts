@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { createClient, createCluster } from '@redis/client'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/startServer.js'
 import { killChildren } from '../support/cli.js'
 import { pagesOf } from '../support/proxies.js'
@@ -67,6 +68,23 @@ export const TOPOLOGIES: Array<{ name: string; start(): Promise<StoreUnderTest> 
     },
   },
 ]
+
+/**
+ * The store of a `describe` block: started before its tests, emptied after each (once its servers are stopped), and
+ * stopped after them.
+ */
+export function storeOf(topology: { start(): Promise<StoreUnderTest> }): StoreUnderTest {
+  const store = {} as StoreUnderTest
+  beforeAll(async () => {
+    Object.assign(store, await topology.start())
+  })
+  afterAll(() => store.stop())
+  afterEach(async () => {
+    await stopServers()
+    store.empty()
+  })
+  return store
+}
 
 /** A command to one Redis node, waited for (in a test's setup). */
 export function redisCli(port: number, ...command: string[]): string {

@@ -4,33 +4,15 @@
  * nothing, and a server loads it from the snapshot; an idle session expires
  * (`sessionTtlMs`), and answers as a new one.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { COMPACTION_SLACK_BYTES } from '../../src/sessions/Store.js'
-import {
-  allContacts,
-  control,
-  createContact,
-  get,
-  server,
-  type StoreUnderTest,
-  stopServers,
-  TOPOLOGIES,
-} from './fleet.js'
+import { allContacts, control, createContact, get, server, storeOf, TOPOLOGIES } from './fleet.js'
 
 /** Enough writes of a contact for two compactions of their session's log. */
 const WRITES = 600
 
-describe.each(TOPOLOGIES)('session logs over $name', ({ start }) => {
-  let store: StoreUnderTest
-  beforeAll(async () => {
-    store = await start()
-  })
-  afterAll(() => store.stop())
-  afterEach(async () => {
-    await stopServers()
-    store.empty()
-  })
-  /** A field of a session's log head, as Redis holds it now. */
+describe.each(TOPOLOGIES)('session logs over $name', (topology) => {
+  const store = storeOf(topology)
   const head = async (session: string, field: string) => {
     const key = `call-sandbox:{${session}}:head`
     return Number((await store.send(key, 'HGET', key, field)) ?? 0)
