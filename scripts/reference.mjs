@@ -28,7 +28,7 @@ const WHEN = {
   internal_error: 'Asked for (`Prefer: code=500`, `--error-rate`), or a failure of the sandbox itself.',
   service_unavailable: 'Asked for (`Prefer: code=503`, `--error-rate`), or not ready (`/_sandbox/ready`).',
   storage_unavailable:
-    'The store did not take a write (a full disk, Redis out of reach), or a shared store cannot be read; nothing was kept. `Retry-After: 1`.',
+    'The store did not take a write (a full disk, Redis out of reach, a Redis Cluster failing over; nothing was kept), or fewer replicas than `--store-replicas` took one within 1 s (Redis may keep it), or a shared store cannot be read. `Retry-After: 1`.',
   session_exists: 'A session of that name exists already; `details.session` names it.',
   upstream_unreachable: 'Proxy mode: the real service could not be reached.',
   upstream_timeout: 'Proxy mode: the real service took longer than `--proxy-timeout`.',

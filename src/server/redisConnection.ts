@@ -126,9 +126,16 @@ export function nodeUrls(url: string): string[] {
   })
 }
 
-async function connected(client: { connect(): Promise<unknown> }, destroy: () => void): Promise<void> {
+/**
+ * Connects, or throws the first error: a Redis out of reach stops the start. (A client would try again for ever; a
+ * cluster gives up once every node it was given failed.)
+ */
+async function connected(
+  client: { connect(): Promise<unknown>; once(event: 'error', listener: (error: Error) => void): unknown },
+  destroy: () => void,
+): Promise<void> {
   try {
-    await client.connect()
+    await Promise.race([client.connect(), new Promise((_, reject) => client.once('error', reject))])
   } catch (error) {
     destroy()
     throw error

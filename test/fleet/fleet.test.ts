@@ -29,7 +29,7 @@ describe.each(TOPOLOGIES)('servers over $name', (topology) => {
 
   it('keeps sessions spread over every primary, each write read back from both servers', async () => {
     const sessions = Array.from({ length: 8 }, (_, i) => `spread-${i}`)
-    expect(new Set(sessions.map((session) => store.nodeOf(session))).size).toBe(store.primaries)
+    expect(new Set(await Promise.all(sessions.map(store.nodeOf))).size).toBe(store.primaries)
     const [a, b] = [await serve(), await serve()]
     const written = await Promise.all(
       sessions.flatMap((session, i) =>

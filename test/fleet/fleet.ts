@@ -21,11 +21,11 @@ export interface StoreUnderTest {
   /** How many Redis primaries share the sessions. */
   primaries: number
   /** The port of the Redis node that holds a session's keys. */
-  nodeOf(session: string): number
+  nodeOf(session: string): Promise<number>
   /** A command about `key`, sent to the node that holds it. */
   send(key: string, ...command: string[]): Promise<unknown>
   /** Every key gone, between two tests. */
-  empty(): void
+  empty(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -39,9 +39,11 @@ export const TOPOLOGIES: Array<{ name: string; start(): Promise<StoreUnderTest> 
       return {
         url: redis.url,
         primaries: 1,
-        nodeOf: () => redis.port,
+        nodeOf: async () => redis.port,
         send: (_key, ...command) => client.sendCommand(command),
-        empty: () => redisCli(redis.port, 'FLUSHALL'),
+        empty: async () => {
+          await client.sendCommand(['FLUSHALL'])
+        },
         stop: async () => {
           client.destroy()
           await redis.stop()
@@ -81,7 +83,7 @@ export function storeOf(topology: { start(): Promise<StoreUnderTest> }): StoreUn
   afterAll(() => store.stop())
   afterEach(async () => {
     await stopServers()
-    store.empty()
+    await store.empty()
   })
   return store
 }

@@ -12,13 +12,13 @@ export interface RedisCluster {
   urls: string
   nodes: ClusterNode[]
   /** Each primary alive now, and the slot ranges it serves. */
-  primaries(): Array<{ port: number; slots: Array<[number, number]> }>
+  primaries(): Promise<Array<{ port: number; slots: Array<[number, number]> }>>
   /** The port of the primary that serves a key now (`CLUSTER KEYSLOT`, then `CLUSTER NODES`). */
-  portOf(key: string): number
+  portOf(key: string): Promise<number>
   /** Kills a node with SIGKILL (a crash), then waits for the cluster to fail over to its replica. */
   crash(port: number): Promise<void>
   /** Empties every primary (the replicas follow). */
-  flush(): void
+  flush(): Promise<void>
   /** Stops every node and removes the folder. */
   stop(): Promise<void>
 }

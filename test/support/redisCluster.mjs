@@ -3,11 +3,12 @@
 // temporary folder, with the fleet's durable settings (durable-redis.conf).
 // Plain JavaScript, so that bench/store.mjs starts the same cluster as the tests;
 // redisCluster.d.mts gives the tests its types.
-import { spawn, spawnSync } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { freePort } from './freePort.mjs'
 
 const DURABLE_REDIS_CONF = fileURLToPath(new URL('durable-redis.conf', import.meta.url))
@@ -56,9 +57,10 @@ export async function startCluster({ primaries = 3, replicas = 0, nodeTimeoutMs 
     /** Each primary alive now, and the slots it serves. */
     primaries: () => primariesOf(nodes),
     /** The port of the node that serves a key now. */
-    portOf: (key) => {
-      const slot = Number(cli(nodes[0].port, 'CLUSTER', 'KEYSLOT', key))
-      const primary = primariesOf(nodes).find(({ slots }) => slots.some(([low, high]) => low <= slot && slot <= high))
+    portOf: async (key) => {
+      const slot = Number(await anyNode(nodes, 'CLUSTER', 'KEYSLOT', key))
+      const serving = await primariesOf(nodes)
+      const primary = serving.find(({ slots }) => slots.some(([low, high]) => low <= slot && slot <= high))
       if (!primary) throw new Error(`No primary serves slot ${slot} of ${key}.`)
       return primary.port
     },
@@ -72,8 +74,8 @@ export async function startCluster({ primaries = 3, replicas = 0, nodeTimeoutMs 
       )
     },
     /** Empties every primary (the replicas follow). */
-    flush: () => {
-      for (const { port } of primariesOf(nodes)) cli(port, 'FLUSHALL')
+    flush: async () => {
+      for (const { port } of await primariesOf(nodes)) await cli(port, 'FLUSHALL')
     },
     /** Stops every node and removes the folder. */
     stop: async () => {
@@ -112,7 +114,7 @@ async function launchNode(folder, nodeTimeoutMs) {
     { stdio: 'ignore' },
   )
   const exited = new Promise((resolve) => child.once('exit', resolve))
-  await until(() => cli(port, 'PING') === 'PONG', `redis-server on ${port} did not answer`)
+  await until(async () => (await cli(port, 'PING')) === 'PONG', `redis-server on ${port} did not answer`)
   return {
     port,
     kill: async () => {
@@ -125,23 +127,35 @@ async function launchNode(folder, nodeTimeoutMs) {
 
 /** Every node alive says the cluster is ok, `primaries` primaries serve every slot, and each replica is in sync. */
 function settled(nodes, primaries) {
-  return until(() => {
+  return until(async () => {
     for (const { port } of nodes) {
-      const info = cli(port, 'CLUSTER', 'INFO')
+      const info = await cli(port, 'CLUSTER', 'INFO')
       if (!/^cluster_state:ok\s*$/m.test(info) || !/^cluster_slots_ok:16384\s*$/m.test(info)) return false
-      const role = cli(port, 'INFO', 'replication')
+      const role = await cli(port, 'INFO', 'replication')
       if (/^role:slave\s*$/m.test(role) && !/^master_link_status:up\s*$/m.test(role)) return false
     }
-    const serving = primariesOf(nodes)
+    const serving = await primariesOf(nodes)
     return serving.length === primaries && serving.every(({ port }) => nodes.some((node) => node.port === port))
   }, 'the cluster did not settle')
 }
 
-/** The primaries that serve slots, as the first node alive sees them: port and slot ranges. */
-function primariesOf(nodes) {
-  const alive = nodes.find(({ port }) => cli(port, 'PING') === 'PONG')
-  if (!alive) return []
-  return cli(alive.port, 'CLUSTER', 'NODES')
+/** The primaries that serve slots, as the first node that answers sees them: port and slot ranges. */
+async function primariesOf(nodes) {
+  return primariesIn(await anyNode(nodes, 'CLUSTER', 'NODES'))
+}
+
+/** A command's answer from the first node that answers it. */
+async function anyNode(nodes, ...command) {
+  for (const { port } of nodes) {
+    const answer = await cli(port, ...command)
+    if (answer !== '') return answer
+  }
+  throw new Error(`No node of the cluster answers ${command.join(' ')}.`)
+}
+
+/** The primaries a `CLUSTER NODES` lists as serving slots: port and slot ranges. */
+function primariesIn(known) {
+  return known
     .split('\n')
     .map((line) => line.trim().split(' '))
     .filter((fields) => fields.length > 8 && /\bmaster\b/.test(fields[2]) && !/\bfail\b/.test(fields[2]))
@@ -152,13 +166,19 @@ function primariesOf(nodes) {
     .map(({ port, slots }) => ({ port, slots: slots.map(([low, high = low]) => [low, high]) }))
 }
 
-function cli(port, ...command) {
-  return spawnSync('redis-cli', ['-p', String(port), ...command], { encoding: 'utf8' }).stdout.trim()
+/** A command to one node: its answer, or '' when the node does not answer. */
+async function cli(port, ...command) {
+  try {
+    const { stdout } = await promisify(execFile)('redis-cli', ['-p', String(port), ...command], { encoding: 'utf8' })
+    return stdout.trim()
+  } catch {
+    return ''
+  }
 }
 
 async function until(condition, message) {
   const deadline = performance.now() + SETTLE_MS
-  while (!condition()) {
+  while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`${message} within ${SETTLE_MS / 1000} s.`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
