@@ -45,16 +45,20 @@ export function closeConnections() {
   agent.destroy()
 }
 
-/** Reads of a page of calls per second over `ms`, `connections` at once, spread over `urls` in turn. */
-export async function readRate(urls, { connections = 8, ms = 3_000 } = {}) {
+/**
+ * Reads of a page of calls per second over `ms`, `connections` at once, spread over `urls` and over the API `roots`
+ * (the bare root, or sessions' `/sessions/<name>`) in turn.
+ */
+export async function readRate(urls, { connections = 8, ms = 3_000, roots = [''] } = {}) {
   let done = 0
   const start = performance.now()
   const end = start + ms
   await Promise.all(
     Array.from({ length: connections }, async (_, i) => {
       const url = urls[i % urls.length]
+      const root = roots[i % roots.length]
       while (performance.now() < end) {
-        const status = await send(url, 'GET', '/v1/calls?limit=20')
+        const status = await send(url, 'GET', `${root}/v1/calls?limit=20`)
         if (status !== 200) throw new Error(`GET /v1/calls: ${status}`)
         done++
       }
