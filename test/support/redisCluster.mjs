@@ -19,13 +19,13 @@ const SETTLE_MS = 30_000
  * Starts `primaries` primaries with `replicas` replicas each, and resolves
  * once every node says `cluster_state:ok` and every replica is in sync.
  *
- * @param {{ primaries?: number, replicas?: number, nodeTimeoutMs?: number }} [options]
+ * @param {{ primaries?: number, replicas?: number, nodeTimeoutMs?: number, within?: string }} [options]
  */
-export async function startCluster({ primaries = 3, replicas = 0, nodeTimeoutMs = 1_000 } = {}) {
+export async function startCluster({ primaries = 3, replicas = 0, nodeTimeoutMs = 1_000, within = tmpdir() } = {}) {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error('redis-server is missing: install it (apt-get install redis-server); .ci/run does.')
   }
-  const folder = mkdtempSync(join(tmpdir(), 'call-sandbox-redis-cluster-'))
+  const folder = mkdtempSync(join(within, 'call-sandbox-redis-cluster-'))
   const nodes = []
   try {
     for (let i = 0; i < primaries * (1 + replicas); i++) nodes.push(await launchNode(folder, nodeTimeoutMs))
