@@ -298,7 +298,8 @@ export class Sandbox {
    * From now on every write, reset and clock move goes to `store` before it
    * counts: one the store refuses is undone and throws its
    * `StorageUnavailableError`. The server calls it once the world is put
-   * back from the same store (`replay`).
+   * back from the same store (`replay`). A store that compacts the log
+   * takes the world's snapshot between two writes, in the world's turn.
    */
   keepWritesIn(store: WorldStore): void {
     this.#store = store

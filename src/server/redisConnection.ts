@@ -24,7 +24,6 @@ export type Command = Array<string>
 export interface RedisConnection {
   /** For messages: `Redis at host:port`, or `Redis Cluster at host:port,…`. */
   readonly where: string
-  readonly cluster: boolean
   /** Sends a command to the node that holds `key` (every key it names is in `key`'s slot). */
   send(key: string, command: Command): Promise<unknown>
   /**
@@ -60,7 +59,6 @@ export async function connectRedis(
     const waits = replicaWaits(replicas)
     return {
       where: `Redis at ${hosts[0]}${new URL(nodes[0]!).pathname.replace(/^\/$/, '')}`,
-      cluster: false,
       send: (_key, command) => client.sendCommand(command),
       replicated: () => waits(client),
       close: () => client.close().catch(() => client.destroy()),
@@ -95,7 +93,6 @@ export async function connectRedis(
   const waits = replicaWaits(replicas)
   return {
     where: `Redis Cluster at ${hosts.join(',')}`,
-    cluster: true,
     send: (key, command) => cluster.sendCommand(key, false, command),
     replicated: async (key) => waits(await cluster.getNodeClientForKey(key)),
     close: () => cluster.close().catch(() => cluster.destroy()),

@@ -15,10 +15,12 @@ export interface RequestsContext {
   send(key: string, command: Command): Promise<unknown>
   /** How long the session's keys live unused (0: for ever). */
   ttlMs: number
+  /** The batches gathered and not sent yet: the store sends them before it closes. */
+  unsent: Set<() => Promise<unknown>>
 }
 
 /** A session's journal (a list, newest first, capped) and usage counters (a hash), the same from every server. */
-export function sharedRequests({ send, ttlMs }: RequestsContext, session: string): SharedRequests {
+export function sharedRequests({ send, ttlMs, unsent }: RequestsContext, session: string): SharedRequests {
   const journal = keyOf(session, 'journal')
   const usage = keyOf(session, 'usage')
   // Requests are sent in batches, a few milliseconds apart: one round trip for many answers, not one each.
@@ -28,6 +30,8 @@ export function sharedRequests({ send, ttlMs }: RequestsContext, session: string
   let fields: Record<string, string> = {}
   let flushing: Promise<unknown> | undefined
   const flush = () => {
+    unsent.delete(flush)
+    if (entries.length === 0) return Promise.resolve()
     const added = [...counts].flat()
     const args = [capacity, ttlMs, entries.length, ...entries, counts.size, ...added, ...Object.entries(fields).flat()]
     entries = []
@@ -49,7 +53,9 @@ export function sharedRequests({ send, ttlMs }: RequestsContext, session: string
         for (const field of counters.add) counts.set(field, (counts.get(field) ?? 0) + 1)
         Object.assign(fields, counters.set)
       }
-      flushing ??= new Promise((resolve) => setTimeout(resolve, BATCH_MS)).then(flush)
+      if (flushing) return
+      unsent.add(flush)
+      flushing = new Promise((resolve) => setTimeout(resolve, BATCH_MS)).then(flush)
     },
     journal: async (limit) => {
       await flushed()

@@ -33,15 +33,15 @@ export const SESSIONS_KEY = `${PREFIX}sessions`
 /** An entry's tag, before its JSON. */
 export const TAG_LENGTH = 8
 
-/** A key of a session's, hash-tagged by its name. */
-export function keyOf(session: string, what: SessionKey): string {
-  return `${PREFIX}{${session}}:${what}`
-}
-
-type SessionKey = 'head' | 'log' | 'snapshot' | 'session' | 'journal' | 'usage' | 'live' | 'compacting'
-
 /** The keys of a session's world that an idle session's TTL applies to, in the order the scripts take them. */
 const EXPIRING = ['head', 'log', 'snapshot', 'session', 'journal', 'usage'] as const
+/** A session's keys: those that expire, the lease of the compaction (the scripts take it last), live mode's lease. */
+const SESSION_KEYS = [...EXPIRING, 'compacting', 'live'] as const
+
+/** A key of a session's, hash-tagged by its name. */
+export function keyOf(session: string, what: (typeof SESSION_KEYS)[number]): string {
+  return `${PREFIX}{${session}}:${what}`
+}
 
 /** The keys the log's scripts take: those that expire, then the lease of the compaction. */
 export function worldKeys(session: string): string[] {
@@ -50,7 +50,7 @@ export function worldKeys(session: string): string[] {
 
 /** Every key of a session: what its end deletes. */
 export function allKeys(session: string): string[] {
-  return [...worldKeys(session), keyOf(session, 'live')]
+  return SESSION_KEYS.map((what) => keyOf(session, what))
 }
 
 /**

@@ -42,6 +42,8 @@ export class RedisStore implements Store {
   readonly #id = randomUUID()
   #error: string | null = null
   #errors = 0
+  /** The journal batches gathered and not sent yet (see `sharedRequests`). */
+  readonly #unsent = new Set<() => Promise<unknown>>()
 
   private constructor(connection: RedisConnection, sessionTtlMs: number) {
     this.#connection = connection
@@ -93,11 +95,6 @@ export class RedisStore implements Store {
   /** How many commands Redis did not answer since the server started. */
   get errors(): number {
     return this.#errors
-  }
-
-  /** Whether the store is a Redis Cluster. */
-  get cluster(): boolean {
-    return this.#connection.cluster
   }
 
   health(): StoreHealth {
@@ -160,6 +157,7 @@ export class RedisStore implements Store {
         replicated: (key) => this.#replicated(key),
         health: () => this.health(),
         id: this.#id,
+        unsent: this.#unsent,
         // The default session is the server's own world: it never expires.
         ttlMs: session === DEFAULT_SESSION ? 0 : this.#sessionTtlMs,
       },
@@ -168,6 +166,7 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.#unsent].map((send) => send()))
     await this.#connection.close()
   }
 
