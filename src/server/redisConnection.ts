@@ -84,8 +84,10 @@ export async function connectRedis(
   cluster.on('node-error', events.failed)
   cluster.on('node-ready', events.ready)
   try {
-    await connected(cluster, () => cluster.destroy())
+    // Not `connected`: a node that does not answer is an error the cluster goes on from, to the next node given.
+    await cluster.connect()
   } catch (error) {
+    cluster.destroy()
     throw new Error(
       `--store ${url}: ${nodes.length > 1 ? 'several nodes are a Redis Cluster, and these are not one' : 'no Redis Cluster'} (${(error as Error).message}).`,
     )
@@ -123,10 +125,7 @@ export function nodeUrls(url: string): string[] {
   })
 }
 
-/**
- * Connects, or throws the first error: a Redis out of reach stops the start. (A client would try again for ever; a
- * cluster gives up once every node it was given failed.)
- */
+/** Connects, or throws the first error: a Redis out of reach stops the start (the client would try for ever). */
 async function connected(
   client: { connect(): Promise<unknown>; once(event: 'error', listener: (error: Error) => void): unknown },
   destroy: () => void,

@@ -42,6 +42,27 @@ describe('servers over a Redis Cluster with replicas', () => {
     expect((await createContact(`${one}/sessions/replicated`, '+14155550403')).status).toBe(201)
   })
 
+  it('answers 503 a write whose replica does not take it within 1 s, and 201 again once it does', async () => {
+    const { url } = await server(cluster.url)
+    const session = 'frozen-replica'
+    const [replica] = await cluster.replicasOf(await cluster.portOf(`call-sandbox:{${session}}:log`))
+    const node = cluster.nodes.find(({ port }) => port === replica)!
+    expect((await createContact(`${url}/sessions/${session}`, '+14155550404')).status).toBe(201)
+    node.freeze()
+    try {
+      // Still connected to its primary: `auto` waits for it.
+      const refused = await createContact(`${url}/sessions/${session}`, '+14155550405')
+      expect(refused.status).toBe(503)
+      expect(refused.body.error.message).toMatch(/0 of the 1 replica a write needs took it within 1000 ms/)
+    } finally {
+      node.thaw()
+    }
+    await vi.waitFor(
+      async () => expect((await createContact(`${url}/sessions/${session}`, '+14155550406')).status).toBe(201),
+      { timeout: 20_000, interval: 200 },
+    )
+  })
+
   it.each([
     ['redis://', /--store takes redis:\/\/host:port/],
     ['http://127.0.0.1:6379', /--store takes redis:\/\/host:port/],
@@ -95,8 +116,8 @@ describe('servers over a Redis Cluster with replicas', () => {
     expect(unexpected).toEqual([])
     expect([...statuses.keys()].sort()).toEqual([201, 503])
     expect(await cluster.portOf('call-sandbox:{failover-0}:log')).not.toBe(victim)
-    // Started from the nodes' list: the node of `cluster.url` may be the one killed.
-    const later = await server(cluster.urls)
+    // Started from a list of nodes whose first is the one killed: it goes on to the next.
+    const later = await server(`redis://127.0.0.1:${victim},${cluster.urls.slice('redis://'.length)}`)
     for (const session of sessions) {
       const contacts = await allContacts(a.url, `/sessions/${session}`)
       expect(contacts.map(({ id }) => id)).toEqual(expect.arrayContaining(acknowledged.get(session)!))

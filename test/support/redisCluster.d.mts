@@ -1,6 +1,10 @@
 /** A node of a cluster started by `startCluster`. */
 export interface ClusterNode {
   port: number
+  /** Stops the process where it stands (SIGSTOP): a node that hangs, its connections open. */
+  freeze(): void
+  /** Lets a frozen node go on (SIGCONT). */
+  thaw(): void
   /** SIGKILL (what a crash does), and waits for the process to be gone. */
   kill(): Promise<void>
 }
@@ -15,6 +19,8 @@ export interface RedisCluster {
   primaries(): Promise<Array<{ port: number; slots: Array<[number, number]> }>>
   /** The port of the primary that serves a key now (`CLUSTER KEYSLOT`, then `CLUSTER NODES`). */
   portOf(key: string): Promise<number>
+  /** The ports of a primary's replicas. */
+  replicasOf(port: number): Promise<number[]>
   /** Kills a node with SIGKILL (a crash), then waits for the cluster to fail over to its replica. */
   crash(port: number): Promise<void>
   /** Empties every primary (the replicas follow). */

@@ -64,6 +64,12 @@ export async function startCluster({ primaries = 3, replicas = 0, nodeTimeoutMs 
       if (!primary) throw new Error(`No primary serves slot ${slot} of ${key}.`)
       return primary.port
     },
+    /** The ports of a primary's replicas. */
+    replicasOf: async (port) => {
+      const known = (await anyNode(nodes, 'CLUSTER', 'NODES')).split('\n').map((line) => line.trim().split(' '))
+      const id = known.find((fields) => fields[1]?.startsWith(`127.0.0.1:${port}@`))?.[0]
+      return known.filter((fields) => fields[3] === id).map((fields) => Number(fields[1].split(/[:@]/)[1]))
+    },
     /** Kills a node with SIGKILL (a crash), then waits for the cluster to fail over to its replica. */
     crash: async (port) => {
       const node = nodes.find((candidate) => candidate.port === port)
@@ -117,6 +123,10 @@ async function launchNode(folder, nodeTimeoutMs) {
   await until(async () => (await cli(port, 'PING')) === 'PONG', `redis-server on ${port} did not answer`)
   return {
     port,
+    /** Stops the process where it stands (SIGSTOP): a node that hangs, its connections open. */
+    freeze: () => child.kill('SIGSTOP'),
+    /** Lets a frozen node go on (SIGCONT). */
+    thaw: () => child.kill('SIGCONT'),
     kill: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGKILL')
