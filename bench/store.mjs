@@ -210,7 +210,8 @@ async function longSession(what, entries) {
       throw new Error('the write that compacts the log was refused')
     const deadline = performance.now() + 300_000
     while (Number(await client.hGet(`${session}:head`, 'base')) === 0) {
-      if (performance.now() > deadline) throw new Error('the long session was not compacted within 300 s')
+      if (performance.now() > deadline)
+        throw new Error(`the long session was not compacted within 300 s; the server said:\n${writer.child.output}`)
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     await stop(writer.child)
