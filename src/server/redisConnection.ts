@@ -88,9 +88,7 @@ export async function connectRedis(
     await cluster.connect()
   } catch (error) {
     cluster.destroy()
-    throw new Error(
-      `--store ${url}: ${nodes.length > 1 ? 'several nodes are a Redis Cluster, and these are not one' : 'no Redis Cluster'} (${(error as Error).message}).`,
-    )
+    throw new Error(`--store ${url}: no Redis Cluster answered there (${(error as Error).message}).`)
   }
   const waits = replicaWaits(replicas)
   return {
