@@ -24,7 +24,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  const log = requestLog(options)
+  const log = requestLog(options, sandbox)
   // Any origin, no cookies: keys travel in Authorization, which the preflight allows.
   // The methods a preflight allows are those of the path asked about (GET, POST for /v1/contacts), as Allow says.
   const preflight = cors((request, done) => {

@@ -28,7 +28,7 @@ export function sandboxRequests(
   options: LogOptions = {},
   server: ServerParts = {},
 ): RequestListener {
-  const log = requestLog(options)
+  const log = requestLog(options, sandbox)
   return (request, response) => {
     // HTTP itself, before any path: Node leaves these to the listener (see startServer), so they are in the envelope.
     const refusal = refusedByHttp(request)
