@@ -62,8 +62,9 @@ export function publicKeysOf(keys: readonly { key: string }[]): string[] {
  */
 export function shownCredential(credential: string, adminToken?: string): string {
   if (credential === '') return ''
-  if (adminToken !== undefined && sameSecret(credential, adminToken)) return ADMIN_TOKEN_SHOWN
+  // A built-in key first: the usual case costs no digest, and no admin token is one (resolveOptions refuses it).
   if (PUBLIC_KEYS.has(credential)) return credential
+  if (adminToken !== undefined && sameSecret(credential, adminToken)) return ADMIN_TOKEN_SHOWN
   return credential.length >= SHOWS_LAST_4_FROM ? `…${credential.slice(-4)}` : '…'
 }
 
