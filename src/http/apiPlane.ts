@@ -93,14 +93,14 @@ function authenticate(
 ): ApiKey {
   if (presented) return presented
   // Built-in keys are named to help; a user's own organizations' keys never are, to anyone who asks.
-  const [example] = publicKeysOf(sandbox.apiKeys)
-  const hint = example
-    ? `Send Authorization: Bearer <key>, with a sandbox key such as ${example}.`
-    : `Send Authorization: Bearer <key>, with a key of the sandbox's organizations. ${WHERE_KEYS_ARE}`
+  const listed = publicKeysOf(sandbox.apiKeys)
+  const hint =
+    listed.length > 0
+      ? `Send Authorization: Bearer <key>, with a sandbox key such as ${listed[0]}.`
+      : `Send Authorization: Bearer <key>, with a key of the sandbox's organizations. ${WHERE_KEYS_ARE}`
   if (authorization === null || authorization.trim() === '')
     throw new ApiError('unauthorized', `No Authorization header. ${hint}`)
   if (token === null) throw new ApiError('unauthorized', `The Authorization header is not "Bearer <key>". ${hint}`)
-  const listed = publicKeysOf(sandbox.apiKeys)
   throw new ApiError(
     'unauthorized',
     listed.length > 0

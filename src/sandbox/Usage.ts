@@ -36,10 +36,11 @@ export class Usage {
    * usage.record(key, route, ['limit'], 200)
    */
   record(apiKey: KeyInfo, endpoint: Endpoint | undefined, parameters: Iterable<string>, status: number): void {
-    let usage = this.#byLine.get(lineOf(apiKey))
+    const line = lineOf(apiKey)
+    let usage = this.#byLine.get(line)
     if (!usage) {
       usage = { info: apiKey, requests: 0, endpoints: new Map() }
-      this.#byLine.set(lineOf(apiKey), usage)
+      this.#byLine.set(line, usage)
     }
     usage.requests++
     if (!endpoint) return

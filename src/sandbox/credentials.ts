@@ -10,7 +10,7 @@ import { defaultOrganizations } from '../world/fixtures.js'
 const PUBLIC_KEYS: ReadonlySet<string> = new Set(defaultOrganizations.flatMap(({ keys }) => keys.map(({ key }) => key)))
 
 /** What the admin token shows as, wherever it was sent: never any of it. */
-export const ADMIN_TOKEN_SHOWN = '(admin token)'
+const ADMIN_TOKEN_SHOWN = '(admin token)'
 
 /** The length from which a credential shows its last 4 characters: at least twice as many stay hidden. */
 const SHOWS_LAST_4_FROM = 12
