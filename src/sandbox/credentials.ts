@@ -16,13 +16,21 @@ const ADMIN_TOKEN_SHOWN = '(admin token)'
 const SHOWS_LAST_4_FROM = 12
 
 /**
- * Headers whose name says they carry a credential: `Authorization`,
- * `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`,
- * `X-Auth-Token`, `X-Session-Id`, `Ocp-Apim-Subscription-Key`, …
+ * Names that say they carry a credential, of a header or a query parameter
+ * alike (lower-cased): `Authorization`, `Cookie`, `X-Api-Key`,
+ * `X-Auth-Token`, `X-Session-Id`, `X-Amz-Signature`, `access_token`,
+ * `api_key`, `key`, `token`, `password`, `client_secret`, `sig`, `pass`, … A
+ * short word (`sig`, `pass`) counts alone only, not inside another
+ * (`signal`, `passenger`). None of the API's own parameters is named so
+ * (`status`, `phone`, `limit`, `cursor`, `since`, `urgency`); the journal's
+ * `key` filter is, and is a key.
  */
-const SECRET_HEADER = /auth|cookie|token|secret|passw|key|session|credential|signature/
+const SECRET_NAME =
+  /auth|cookie|token|secret|passw|passphrase|pwd|key|session|credential|signature|(?:^|[^a-z])(?:sig|pass)(?:[^a-z]|$)/
 /** Named like a credential, but a challenge (a scheme and a realm): kept as it is, the 401's `WWW-Authenticate: Bearer`. */
 const CHALLENGES: ReadonlySet<string> = new Set(['www-authenticate', 'proxy-authenticate'])
+/** Headers whose value is a URL, which may carry a query. */
+const URL_HEADERS: ReadonlySet<string> = new Set(['referer', 'location', 'content-location'])
 /** `Authorization` schemes kept in front of their credential: IANA's registry, and those common outside it. */
 const SCHEMES: ReadonlySet<string> = new Set(
   [
@@ -70,10 +78,11 @@ export function shownCredential(credential: string, adminToken?: string): string
 
 /**
  * A header's value as the journal keeps it: a header whose name says it
- * carries a credential (`SECRET_HEADER`) shows it as `shownCredential`
+ * carries a credential (`isCredentialName`) shows it as `shownCredential`
  * does; an `Authorization` keeps its scheme (`Basic` nothing more: its
  * credential is a password in base64), a cookie its name and a `Set-Cookie`
- * its attributes. Any other header is kept as it is.
+ * its attributes (several folded into one, one a line); a URL (`Referer`, `Location`) its query as `shownUrl`
+ * shows it. Any other header is kept as it is.
  *
  * @example
  * shownHeader('authorization', 'Bearer sk_live_51HxQz9abcd') // 'Bearer …abcd'
@@ -88,18 +97,90 @@ export function shownHeader(name: string, value: string, adminToken?: string): s
       .split(';')
       .map((cookie) => shownCookie(cookie.trim(), shown))
       .join('; ')
-  if (lower === 'set-cookie') {
-    const [cookie = '', ...attributes] = value.split(';')
-    return [shownCookie(cookie.trim(), shown), ...attributes].join(';')
-  }
+  if (lower === 'set-cookie')
+    return value
+      .split(NEXT_SET_COOKIE)
+      .map((setCookie) => {
+        const [cookie = '', ...attributes] = setCookie.split(';')
+        return [shownCookie(cookie.trim(), shown), ...attributes].join(';')
+      })
+      .join('\n')
   if (lower === 'authorization' || lower === 'proxy-authorization') {
     const [, scheme = '', credential] = /^\s*(\S+)(?:\s+(.*?))?\s*$/s.exec(value) ?? []
     if (!SCHEMES.has(scheme.toLowerCase())) return shown(value.trim())
     if (credential === undefined) return scheme
     return `${scheme} ${scheme.toLowerCase() === 'basic' ? '…' : shown(credential)}`
   }
-  return SECRET_HEADER.test(lower) && !CHALLENGES.has(lower) ? shown(value.trim()) : value
+  if (URL_HEADERS.has(lower)) return shownUrl(value, adminToken)
+  return isCredentialName(lower) ? shown(value.trim()) : value
 }
+
+/**
+ * Whether a header or a query parameter named `name` carries a credential
+ * (`SECRET_NAME`, in any case), and is not a challenge.
+ *
+ * @example
+ * isCredentialName('X-Api-Key') // true
+ * isCredentialName('access_token') // true
+ * isCredentialName('cursor') // false
+ */
+export function isCredentialName(name: string): boolean {
+  const lower = name.toLowerCase()
+  return SECRET_NAME.test(lower) && !CHALLENGES.has(lower)
+}
+
+/**
+ * A query parameter's value (decoded) as the sandbox shows it: one named
+ * like a credential as `shownCredential` shows it; any other as sent.
+ *
+ * @example
+ * shownParameter('access_token', 'sk_live_51HxQz9abcd') // '…abcd'
+ * shownParameter('status', 'completed') // 'completed'
+ */
+export function shownParameter(name: string, value: string, adminToken?: string): string {
+  return isCredentialName(name) ? shownCredential(value, adminToken) : value
+}
+
+/**
+ * A URL, or a path with its query, as sent, but for the value of each query
+ * parameter named like a credential, shown as `shownParameter` shows it and
+ * percent-encoded again (but for its `…`, kept as it reads). Everything else
+ * is kept byte for byte, the order and encoding of the other parameters too.
+ *
+ * @example
+ * shownUrl('/v1/calls?access_token=sk_live_51HxQz9abcd&status=completed') // '/v1/calls?access_token=…abcd&status=completed'
+ */
+export function shownUrl(url: string, adminToken?: string): string {
+  const start = url.indexOf('?')
+  if (start === -1) return url
+  const hash = url.indexOf('#', start)
+  const end = hash === -1 ? url.length : hash
+  const query = url
+    .slice(start + 1, end)
+    .split('&')
+    .map((pair) => shownPair(pair, adminToken))
+    .join('&')
+  return `${url.slice(0, start + 1)}${query}${url.slice(end)}`
+}
+
+/** One `name=value` of a query as `shownUrl` writes it. */
+function shownPair(pair: string, adminToken: string | undefined): string {
+  // Decoded as the URL standard decodes a query (`+` a space, a bad escape kept), as the journal's query is.
+  const [parsed] = new URLSearchParams(pair)
+  if (parsed === undefined || !isCredentialName(parsed[0])) return pair
+  const equals = pair.indexOf('=')
+  if (equals === -1) return pair
+  const shown = encodeURIComponent(shownCredential(parsed[1], adminToken)).replaceAll(ENCODED_ELLIPSIS, '…')
+  return `${pair.slice(0, equals)}=${shown}`
+}
+
+const ENCODED_ELLIPSIS = encodeURIComponent('…')
+
+/**
+ * Where the next of several `Set-Cookie`s folded into one value begins (fetch sends them so, `, ` between): a comma
+ * before `name=`. The comma of an `Expires` date is followed by a day, and a cookie's value has none.
+ */
+const NEXT_SET_COOKIE = /,\s*(?=[^\s=;,]+=)/
 
 /** `name=value` with its value shown as `shown` does; a cookie without `=` is all value. */
 function shownCookie(cookie: string, shown: (credential: string) => string): string {
