@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
+import { controlRoutes } from '../src/control/controlRoutes.js'
+import { sessionRoutes } from '../src/control/sessionRoutes.js'
+import { routes } from '../src/http/routes.js'
 import { answer, createSandbox } from '../src/index.js'
+import { isCredentialName } from '../src/sandbox/credentials.js'
 import type { RunningServer, ServerOptions } from '../src/server/startServer.js'
 import { defaultOrganizations } from '../src/world/fixtures.js'
 import { call, fakeUpstream, sandboxServer } from './support/proxies.js'
@@ -55,10 +59,15 @@ function expectNoLeak(text: string, secrets: readonly string[]): void {
   for (const secret of secrets) expect(leaked(text, secret), `${secret} in ${text}`).toBeUndefined()
 }
 
-/** A standalone sandbox writing its JSON log into `lines`. */
+/** A standalone sandbox writing its log (JSON unless told) into `lines`. */
 async function loggedServer(options: ServerOptions = {}): Promise<{ server: RunningServer; lines: string[] }> {
   const lines: string[] = []
-  const server = await sandboxServer({ ...options, quiet: false, log: (line) => lines.push(line), logFormat: 'json' })
+  const server = await sandboxServer({
+    logFormat: 'json',
+    ...options,
+    quiet: false,
+    log: (line) => lines.push(line),
+  })
   return { server, lines }
 }
 
@@ -173,6 +182,144 @@ describe('proxy mode', () => {
     ])
     await logLines(lines, CARRIERS.length + 1)
     expectNoLeak(lines.join('\n'), secrets)
+  })
+})
+
+/** A credential under each name a client may send one in a query: none may be kept whole. */
+const IN_QUERY = {
+  access_token: 'sk_live_9TqwZp4RkVx7Lm2Nqa01',
+  api_key: 'ak_Hv3Jd8WcYb5Fs1Ktqa02',
+  key: 'sk_team_Zr6Pn2Xe9Gu4Mdqa03',
+  token: 'tok_Bw7Qs3Ly8Tc5Vhqa04',
+  password: 'Kj4Rz9Wm2Pe7Xdqa05',
+  client_secret: 'cs_Nf6Yt1Hq8Ua3Gbqa06',
+  sig: 'Dm9Vx4Kr7Lw2Zsqa07',
+  signature: 'Pc5Jn8Ef3Ry6Tkqa08',
+}
+const QUERY_SECRETS = Object.values(IN_QUERY)
+/** Each of them as `shownCredential` shows it. */
+const SHOWN_IN_QUERY = Object.fromEntries(
+  Object.entries(IN_QUERY).map(([name, secret]) => [name, `…${secret.slice(-4)}`]),
+)
+const WITH_TOKEN = `/v1/calls?access_token=${IN_QUERY.access_token}&status=completed`
+const WITH_TOKEN_SHOWN = '/v1/calls?access_token=…qa01&status=completed'
+
+describe('a credential in the query', () => {
+  it("is shown by its last 4 in the journal's query and the log's path; the API's own parameters whole", async () => {
+    const { server, lines } = await loggedServer()
+    const everyName = `/v1/calls?${new URLSearchParams({ ...IN_QUERY, status: 'completed' })}`
+    const first = await call(`${server.url}/v1/calls?status=completed&limit=1`)
+    const owns = [
+      '/v1/calls?status=completed&limit=1',
+      `/v1/calls?status=completed&limit=1&cursor=${first.body.next_cursor}`,
+      '/v1/calls?phone=%2B14155550123&since=2026-11-01',
+      '/v1/leads?urgency=high&status=new',
+    ]
+    for (const path of [WITH_TOKEN, everyName, ...owns.slice(1)]) await call(server.url + path)
+    // Found by the journal's own filters: its path, and a key, which its log line shows by its last 4.
+    const found = await call(`${server.url}/_sandbox/requests?path=/v1/calls&key=${IN_QUERY.key}`, { key: null })
+    expect(found.body.count).toBe(0)
+    const journal = (await call(`${server.url}/_sandbox/requests?path=/v1/*`, { key: null })).body.data.reverse()
+
+    expect(journal.map(({ path, query }: any) => [path, query])).toEqual([
+      ['/v1/calls', { status: 'completed', limit: '1' }],
+      ['/v1/calls', { access_token: '…qa01', status: 'completed' }],
+      ['/v1/calls', { ...SHOWN_IN_QUERY, status: 'completed' }],
+      ['/v1/calls', { status: 'completed', limit: '1', cursor: first.body.next_cursor }],
+      ['/v1/calls', { phone: '+14155550123', since: '2026-11-01' }],
+      ['/v1/leads', { urgency: 'high', status: 'new' }],
+    ])
+    expect(journal.map(({ status }: any) => status)).toEqual([200, 400, 400, 200, 200, 200])
+    expectNoLeak(JSON.stringify(journal), QUERY_SECRETS)
+
+    const logged = await logLines(lines, 8)
+    expect(logged.map(({ path }) => path)).toEqual([
+      owns[0],
+      WITH_TOKEN_SHOWN,
+      `/v1/calls?${Object.entries(SHOWN_IN_QUERY)
+        .map(([name, shown]) => `${name}=${shown}`)
+        .join('&')}&status=completed`,
+      ...owns.slice(1),
+      '/_sandbox/requests?path=/v1/calls&key=…qa03',
+      '/_sandbox/requests?path=/v1/*',
+    ])
+    expectNoLeak(lines.join('\n'), QUERY_SECRETS)
+  })
+
+  it('is shown by its last 4 in the text log line', async () => {
+    const { server, lines } = await loggedServer({ logFormat: 'text' })
+    expect((await call(server.url + WITH_TOKEN)).status).toBe(400)
+    await vi.waitFor(() => expect(lines).toHaveLength(1))
+    expect(lines[0]!.split(' ')).toEqual([
+      'GET',
+      WITH_TOKEN_SHOWN,
+      '400',
+      expect.stringMatching(/^\d+\.\d{3}$/),
+      'ms',
+      expect.stringMatching(/^req_/),
+    ])
+  })
+
+  it("is never a parameter of the sandbox's own, but for the journal's key filter, which is a key", () => {
+    const named = [...routes, ...controlRoutes, ...sessionRoutes].flatMap(({ method, path, query }) =>
+      Object.keys(query.shape)
+        .filter(isCredentialName)
+        .map((name) => `${method} ${path}?${name}`),
+    )
+    expect(named).toEqual(['GET /_sandbox/requests?key'])
+  })
+})
+
+describe('several Set-Cookie headers', () => {
+  const SENT = [
+    'sid=8f14e45fceea167a5a36; Path=/; HttpOnly',
+    'csrf=0c9d8e7f6a5b4c3d2e1f; Expires=Wed, 21 Oct 2026 07:28:00 GMT',
+  ]
+  const KEPT = 'sid=…5a36; Path=/; HttpOnly\ncsrf=…2e1f; Expires=Wed, 21 Oct 2026 07:28:00 GMT'
+
+  it('are each kept in the journal, one a line, each shown by its last 4: sent apart', async () => {
+    const sandbox = createSandbox({ now: NOW })
+    const headers: [string, string][] = [
+      ['Authorization', 'Bearer sk_sandbox_all'],
+      ...SENT.map((cookie): [string, string] => ['Set-Cookie', cookie]),
+    ]
+    expect((await answer(sandbox, new Request('https://api.test/v1/me', { headers })))?.status).toBe(200)
+    expect(sandbox.journal.entries(1)[0]?.request?.headers['set-cookie']).toBe(KEPT)
+  })
+
+  it('are each kept in the journal, one a line, each shown by its last 4: folded into one, as fetch sends them', async () => {
+    const server = await sandboxServer()
+    const headers = new Headers({ Authorization: 'Bearer sk_sandbox_all' })
+    for (const cookie of SENT) headers.append('Set-Cookie', cookie)
+    expect((await fetch(`${server.url}/v1/me`, { headers })).status).toBe(200)
+    const [entry] = (await call(`${server.url}/_sandbox/requests`, { key: null })).body.data
+    expect(entry.request.headers['set-cookie']).toBe(KEPT)
+  })
+})
+
+describe('proxy mode, a credential in the query', () => {
+  it('is shown by its last 4 in the journal, the drift report and the log; what goes upstream is as sent', async () => {
+    const upstreamSaw: string[] = []
+    // An upstream that answers a page where the contract wants a 400 (access_token is no parameter): a drift.
+    const upstream = await fakeUpstream((request, response) => {
+      upstreamSaw.push(request.url!)
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end('{"data":[]}')
+    })
+    const { server: proxy, lines } = await loggedServer({ proxy: upstream })
+    expect((await call(proxy.url + WITH_TOKEN)).headers.get('x-sandbox-contract')).toMatch(/^violations=/)
+    expect(upstreamSaw).toEqual([WITH_TOKEN])
+
+    const journal = (await call(`${proxy.url}/_sandbox/requests`, { key: null })).body.data
+    expect(journal.map(({ path, query }: any) => [path, query])).toEqual([
+      ['/v1/calls', { access_token: '…qa01', status: 'completed' }],
+    ])
+    const drift = (await call(`${proxy.url}/_sandbox/drift`, { key: null })).body.data
+    const examples = drift.endpoints.flatMap(({ rules }: any) => rules.flatMap(({ examples }: any) => examples))
+    expect(examples.length).toBeGreaterThan(0)
+    expect(new Set(examples.map(({ request }: any) => request))).toEqual(new Set([`GET ${WITH_TOKEN_SHOWN}`]))
+    const logged = await logLines(lines, 3)
+    expect(logged[0].path).toBe(WITH_TOKEN_SHOWN)
+    expectNoLeak(JSON.stringify([journal, drift, logged]), [IN_QUERY.access_token])
   })
 })
 

@@ -1,4 +1,4 @@
-import { publicKeysOf, shownCredential, shownHeader } from '../sandbox/credentials.js'
+import { publicKeysOf, shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
 import { keptBody } from '../sandbox/Journal.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
@@ -198,34 +198,48 @@ export function journalEntry(
     reply?: Reply
   },
 ): JournalEntry {
+  const { adminToken } = sandbox.options
   return {
     request_id: requestId,
     method: request.method,
     path,
-    query: queryOf(url.searchParams),
+    query: queryOf(url.searchParams, adminToken),
     status,
-    key: key === null ? null : shownCredential(key, sandbox.options.adminToken),
+    key: key === null ? null : shownCredential(key, adminToken),
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
     ...(reply && {
-      request: messageOf(request.headers, bodyRead(request) ?? null, sandbox.options.adminToken),
-      response: messageOf(reply.headers, reply.body, sandbox.options.adminToken),
+      request: messageOf(request.headers, bodyRead(request) ?? null, adminToken),
+      response: messageOf(reply.headers, reply.body, adminToken),
     }),
   }
 }
 
-/** One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, the body cut at 4 KiB. */
+/**
+ * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, the body cut at 4 KiB.
+ * Several `Set-Cookie`s (which `Headers` yields one by one) are each kept, one a line: a cookie's `Expires` has a
+ * comma, a header value never has a line break.
+ */
 function messageOf(headers: Headers, body: Uint8Array | null, adminToken: string | undefined): JournalMessage {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of headers) kept[name] = shownHeader(name, value, adminToken)
+  // No prototype: a header named constructor or __proto__ is kept like any other.
+  const kept: Record<string, string> = Object.create(null)
+  for (const [name, value] of headers) {
+    const shown = shownHeader(name, value, adminToken)
+    const earlier = kept[name]
+    kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
+  }
   return { headers: kept, ...keptBody(body) }
 }
 
-/** The query parameters as the journal keeps them: a repeated one with an array of its values. */
-function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
+/**
+ * The query parameters as the journal keeps them: a repeated one with an array of its values, a credential as
+ * `shownParameter` shows it.
+ */
+function queryOf(searchParams: URLSearchParams, adminToken: string | undefined): Record<string, string | string[]> {
   // No prototype: a parameter named __proto__ is kept like any other.
   const query: Record<string, string | string[]> = Object.create(null)
-  for (const [name, value] of searchParams) {
+  for (const [name, sent] of searchParams) {
+    const value = shownParameter(name, sent, adminToken)
     const earlier = query[name]
     query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
   }

@@ -4,6 +4,7 @@ import { journalEntry } from '../http/apiPlane.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedReply, type Reply } from '../http/respond.js'
 import type { ApiEndpoint as Route } from '../http/Endpoint.js'
+import { shownUrl } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { Organization, type ContractViolation } from '../schemas/index.js'
@@ -147,7 +148,7 @@ export class UpstreamProxy {
         : `${METHODS.has(request.method) ? request.method : 'OTHER'} (no such endpoint)`,
       request_id: requestId,
       upstream_request_id: upstreamRequestId,
-      request: `${request.method} ${path}${url.search}`,
+      request: `${request.method} ${shownUrl(path + url.search, world.options.adminToken)}`,
       // The upstream's status where it answered: what drifted is its answer, not the proxy's envelope for it.
       status: answer?.status ?? response.status,
       answered: answer !== undefined,

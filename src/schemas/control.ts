@@ -121,6 +121,7 @@ export type JournalContract = z.infer<typeof JournalContract>
 
 /** One side of an exchange as the journal keeps it. */
 export const JournalMessage = z.object({
+  /** By lower-cased name; several `Set-Cookie`s in one value, one a line (`\n`). */
   headers: z.record(z.string(), z.string()),
   /** The body as text (none: no body); cut at 4 KiB, then `body_truncated`. */
   body: z.string().nullable(),
@@ -134,7 +135,10 @@ export const JournalEntry = z.object({
   method: z.string(),
   /** The path as sent, without the query string. */
   path: z.string(),
-  /** The query parameters as sent; a repeated one has an array of its values. */
+  /**
+   * The query parameters as sent, a credential (`access_token`, `api_key`, …) shown as the key is; a repeated one has
+   * an array of its values.
+   */
   query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   status: z.int(),
   /**
@@ -234,7 +238,7 @@ export const DriftExample = z.object({
   request_id: z.string(),
   /** The upstream's `X-Request-Id`, for the vendor to find the request. */
   upstream_request_id: z.string().nullable(),
-  /** Method, path and query as sent, such as `GET /v1/calls?limit=50`. */
+  /** Method, path and query as sent, such as `GET /v1/calls?limit=50`; a credential in the query shown by its last 4 at most. */
   request: z.string(),
   status: z.int(),
   ...ContractViolation.omit({ rule: true }).shape,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
-import { shownCredential } from '../sandbox/credentials.js'
+import { shownCredential, shownUrl } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 
 /*
@@ -50,8 +50,9 @@ export type RequestLog = (request: IncomingMessage, response: ServerResponse) =>
 
 /**
  * Writes `GET /v1/calls?limit=2 200 4.210 ms req_…` once the answer has gone
- * out: method, path as sent, status, time to the end of the answer, request
- * id. As JSON: those, the session, the time and the key as `shownCredential` shows it.
+ * out: method, path as sent (a credential in its query as `shownUrl` shows
+ * it), status, time to the end of the answer, request id. As JSON: those, the
+ * session, the time and the key as `shownCredential` shows it.
  */
 function logWhenFinished(
   request: IncomingMessage,
@@ -62,7 +63,10 @@ function logWhenFinished(
 ): void {
   const started = performance.now()
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
-  const path = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/'
+  const path = shownUrl(
+    (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/',
+    sandbox.options.adminToken,
+  )
   response.once('finish', () => {
     const ms = performance.now() - started
     const requestId = response.getHeader('x-request-id') ?? null
