@@ -2,8 +2,9 @@ import { defaultOrganizations } from '../world/fixtures.js'
 
 /*
  * How a credential shows wherever the sandbox writes one down: the journal
- * (its `key` and its headers), the usage report, the request log, the
- * OpenAPI document. Nothing there keeps a secret whole.
+ * (its `key`, its headers and its query), the usage report, the request
+ * log, the drift report, the OpenAPI document. Nothing there keeps a secret
+ * whole.
  */
 
 /** The built-in keys (`fixtures/organizations.json`): the README and the contract publish them, so they show whole. */
@@ -81,8 +82,9 @@ export function shownCredential(credential: string, adminToken?: string): string
  * carries a credential (`isCredentialName`) shows it as `shownCredential`
  * does; an `Authorization` keeps its scheme (`Basic` nothing more: its
  * credential is a password in base64), a cookie its name and a `Set-Cookie`
- * its attributes (several folded into one, one a line); a URL (`Referer`, `Location`) its query as `shownUrl`
- * shows it. Any other header is kept as it is.
+ * its attributes (several folded into one, one a line); a URL (`Referer`,
+ * `Location`) its query as `shownUrl` shows it. Any other header is kept as
+ * it is.
  *
  * @example
  * shownHeader('authorization', 'Bearer sk_live_51HxQz9abcd') // 'Bearer …abcd'
