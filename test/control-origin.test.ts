@@ -12,6 +12,7 @@ import { answer, createSandbox, ErrorEnvelope } from '../src/index.js'
 import { type AppOptions, createApp } from '../src/server/createApp.js'
 import { parseAllowedHosts, parseAllowedOrigins } from '../src/server/controlAccess.js'
 import { startServer } from '../src/server/startServer.js'
+import { killChildren, listening, runCli } from './support/cli.js'
 import { NOW } from './support/transports.js'
 
 const OTHER_PAGE = 'http://evil.example'
@@ -181,7 +182,7 @@ describe.each(ENTRIES)('$name, without an admin token', ({ start }) => {
     const answer = await send(entry.url, { method: 'POST', path: '/_sandbox/reset', headers })
     expect(answer.status, JSON.stringify(answer.body)).toBe(403)
     expect(answer.body.error).toMatchObject({ code: 'host_not_allowed', param: 'Host' })
-    expect(answer.body.error.message).toContain('--allowed-hosts')
+    expect(answer.body.error.message).toContain(`--allowed-hosts ${new URL(`http://${headers.Host}`).hostname} `)
   })
 
   it('leaves the world as it was: no reset, no clock moved, no session made, nothing read', async () => {
@@ -392,6 +393,29 @@ describe('the lists given', () => {
     await expect(
       startServer({ port: 0, quiet: true, adminToken: 'admin-s3cret', allowedOrigins: [APP_PAGE] }),
     ).rejects.toThrow('the token is what the control plane checks')
+  })
+})
+
+describe('the command (built: npm test builds it first)', () => {
+  afterEach(() => killChildren())
+
+  it('lets the origins of --allowed-origins in, and says so at start-up', async () => {
+    const cli = runCli(['--port', '0', '--now', NOW, '--quiet', '--allowed-origins', APP_PAGE])
+    const { url } = await listening(cli)
+    expect(cli.stdout()).toContain(`curl, the console and pages of ${APP_PAGE}`)
+    const allowed = await send(url, { method: 'POST', path: '/_sandbox/reset', headers: { Origin: APP_PAGE } })
+    expect(allowed.status).toBe(200)
+    expect(allowed.headers['access-control-allow-origin']).toBe(APP_PAGE)
+    expect((await send(url, { method: 'POST', path: '/_sandbox/reset', headers: FROM_OTHER_PAGE })).status).toBe(403)
+  })
+
+  it.each([
+    ['--allowed-origins', '*', '--admin-token'],
+    ['--allowed-hosts', 'http://sandbox.test', 'a host name'],
+  ])('refuses %s %s, saying what it takes', async (flag, value, message) => {
+    const cli = runCli(['--port', '0', flag, value])
+    expect((await cli.exit()).code).toBe(1)
+    expect(cli.stderr()).toContain(message)
   })
 })
 

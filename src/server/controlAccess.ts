@@ -30,7 +30,7 @@ export interface ControlAccess {
 /** The paths of the control plane that reveal nothing and change nothing: a probe's, answered whoever asks. */
 const PROBES = new Set([LIVENESS_PATH, READINESS_PATH])
 
-/** What `Sec-Fetch-Site` says of a request a page of another origin made (RFC-less, but every current browser). */
+/** What `Sec-Fetch-Site` (Fetch Metadata, which every current browser sends) says of another site's page's request. */
 const FROM_ANOTHER_SITE = new Set(['cross-site', 'same-site'])
 
 /** How long a header's value may be in an error message. */
@@ -62,6 +62,7 @@ export function controlAccess(adminToken: string | undefined, options: ControlAc
     refusal(request, path) {
       if (!isGuarded(path)) return undefined
       const { host, origin } = request.headers
+      // No Host at all is HTTP/1.0 from a tool: a browser always sends one.
       if (hosts !== 'all' && host !== undefined && !isOwnHost(request, host, hosts)) return hostRefusal(host)
       if (allowsOrigin(origin)) return undefined
       const site = request.headers['sec-fetch-site']
@@ -195,9 +196,10 @@ function isOwnOrigin(origin: string, host: string | undefined): boolean {
 }
 
 function hostRefusal(host: string): ApiError {
+  const name = urlOf(`http://${host}`)?.hostname ?? '<that name>'
   return new ApiError(
     'host_not_allowed',
-    `The control plane answers requests to this machine's own names (localhost, 127.0.0.1, [::1]); this one names ${quoted(host)}, as a page of a domain rebound to this machine would. To call it by that name, start the server with --allowed-hosts <that name> (or --admin-token).`,
+    `The control plane answers requests to this machine's own names (localhost, 127.0.0.1, [::1]); this one names ${quoted(host)}, as a page of a domain rebound to this machine would. To call it by that name, start the server with --allowed-hosts ${quoted(name)} (or --admin-token).`,
     { param: 'Host' },
   )
 }
@@ -207,10 +209,11 @@ function originRefusal(origin: string | undefined, site: string | undefined): Ap
     origin === undefined
       ? `A page of another site (Sec-Fetch-Site: ${site})`
       : `A page of another origin (Origin: ${quoted(origin)})`
+  const allowable = origin === undefined ? undefined : originOf(origin)
   const fix =
-    origin === undefined || originOf(origin) === undefined
+    allowable === undefined
       ? 'Open the control plane by its own address, or start the server with --allowed-origins <the page origin> for that page.'
-      : `To let that page in, start the server with --allowed-origins ${originOf(origin)} (or --admin-token).`
+      : `To let that page in, start the server with --allowed-origins ${quoted(allowable)} (or --admin-token).`
   return new ApiError(
     'origin_not_allowed',
     `${page} may not call the control plane: it could read the request journal and reset the sandbox. ${fix} curl and the console need nothing.`,

@@ -33,7 +33,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   const entry: SandboxEntry = { sandbox, access: controlAccess(sandbox.options.adminToken, options) }
   app.use((request, response, next) => {
     log?.(request, response)
-    if (!crossOrigin(sandbox, entry.access, request, response, pathOf(request, urlOf(request)))) next()
+    if (!crossOrigin(entry, request, response, pathOf(request, urlOf(request)))) next()
   })
   // The interactive API reference, with its assets served from here: it works offline.
   app.use('/docs', referencePages())

@@ -28,11 +28,10 @@ const PREFLIGHT_MAX_AGE = '600'
  * plane from a host or page `access` does not allow gets its 403.
  *
  * @example
- * if (crossOrigin(sandbox, access, request, response, path)) return
+ * if (crossOrigin({ sandbox, access }, request, response, path)) return
  */
 export function crossOrigin(
-  sandbox: Sandbox,
-  access: ControlAccess,
+  { sandbox, access }: { sandbox: Sandbox; access: ControlAccess },
   request: IncomingMessage,
   response: ServerResponse,
   path: string,

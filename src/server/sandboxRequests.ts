@@ -55,7 +55,7 @@ export function sandboxRequests(
       corsHeaders(entry.access, request, response, path)
       return sendReply(response, errorReply(sandbox, newRequestId(), refusal))
     }
-    if (crossOrigin(sandbox, entry.access, request, response, path)) return
+    if (crossOrigin(entry, request, response, path)) return
     answerSandboxRequest(entry, request, response, url)
       .then((answered) => answered || app(request, response))
       .catch((error: unknown) => {
