@@ -137,7 +137,10 @@ export const JournalEntry = z.object({
   /** The query parameters as sent; a repeated one has an array of its values. */
   query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   status: z.int(),
-  /** The API key the request carried (even an unknown one), or null without a Bearer key. */
+  /**
+   * The Bearer key the request carried (even an unknown one), or null without one: a built-in key whole, the admin
+   * token as `(admin token)`, any other as `…` and its last 4 characters at most (`shownCredential`).
+   */
   key: z.string().nullable(),
   /** Real milliseconds from the request reaching the sandbox to its answer, latency included. */
   duration_ms: z.number(),
@@ -145,7 +148,7 @@ export const JournalEntry = z.object({
   timestamp: Timestamp,
   /** Proxy mode only: the upstream's answer held to the contract. */
   contract: JournalContract.optional(),
-  /** What was sent: its headers (an Authorization key shortened) and its body, kept up to 4 KiB. */
+  /** What was sent: its headers (credentials shown as the key is) and its body, kept up to 4 KiB. */
   request: JournalMessage.optional(),
   /** What was answered: its headers and its body, kept up to 4 KiB (a fleet's shared journal: 1 KiB of a success). */
   response: JournalMessage.optional(),
@@ -167,6 +170,7 @@ export type EndpointUsage = z.infer<typeof EndpointUsage>
 
 /** The usage report of one key: what it called, and the scopes that takes. */
 export const KeyUsage = z.object({
+  /** The key as the journal shows it. */
   key: z.string(),
   organization_id: Uuid,
   requests: z.int(),

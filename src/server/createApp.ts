@@ -29,7 +29,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  const log = requestLog(options)
+  const log = requestLog(options, sandbox)
   const entry: SandboxEntry = { sandbox, access: controlAccess(sandbox.options.adminToken, options) }
   app.use((request, response, next) => {
     log?.(request, response)

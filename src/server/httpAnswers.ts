@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { shortKey } from '../http/apiPlane.js'
 import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
+import { shownCredential } from '../sandbox/credentials.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
 
 /*
  * What the standalone server does alike for every request it answers, in
@@ -21,11 +22,14 @@ export interface LogOptions {
   logFormat?: 'text' | 'json'
 }
 
-/** The request log: a line an answer, written once it has gone out; undefined when quiet. */
-export function requestLog({ quiet, log, logFormat = 'text' }: LogOptions): RequestLog | undefined {
+/**
+ * The request log: a line an answer, written once it has gone out; undefined when quiet. `sandbox`'s admin token is
+ * what its lines never show.
+ */
+export function requestLog({ quiet, log, logFormat = 'text' }: LogOptions, sandbox: Sandbox): RequestLog | undefined {
   if (quiet) return undefined
   const write = log ?? ((line: string) => process.stdout.write(`${line}\n`))
-  return (request, response) => logWhenFinished(request, response, write, logFormat)
+  return (request, response) => logWhenFinished(request, response, write, logFormat, sandbox)
 }
 
 export type RequestLog = (request: IncomingMessage, response: ServerResponse) => void
@@ -33,13 +37,14 @@ export type RequestLog = (request: IncomingMessage, response: ServerResponse) =>
 /**
  * Writes `GET /v1/calls?limit=2 200 4.210 ms req_…` once the answer has gone
  * out: method, path as sent, status, time to the end of the answer, request
- * id. As JSON: those, the session, the time and the key, shortened.
+ * id. As JSON: those, the session, the time and the key as `shownCredential` shows it.
  */
 function logWhenFinished(
   request: IncomingMessage,
   response: ServerResponse,
   log: (line: string) => void,
   format: 'text' | 'json',
+  sandbox: Sandbox,
 ): void {
   const started = performance.now()
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
@@ -62,7 +67,7 @@ function logWhenFinished(
         path,
         status: response.statusCode,
         duration_ms: Math.round(ms * 1000) / 1000,
-        key: token === null ? null : shortKey(token),
+        key: token === null ? null : shownCredential(token, sandbox.options.adminToken),
       }),
     )
   })

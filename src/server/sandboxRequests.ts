@@ -42,7 +42,7 @@ export function sandboxRequests(
   options: EntryOptions = {},
   server: ServerParts = {},
 ): RequestListener {
-  const log = requestLog(options)
+  const log = requestLog(options, sandbox)
   const entry: SandboxEntry = { sandbox, access: controlAccess(sandbox.options.adminToken, options), server }
   return (request, response) => {
     const url = urlOf(request)
