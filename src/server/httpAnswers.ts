@@ -9,20 +9,6 @@ import type { Sandbox } from '../sandbox/Sandbox.js'
  * Express (createApp.ts) or ahead of it (sandboxRequests.ts).
  */
 
-/** Headers a browser app on another origin may read. */
-export const EXPOSED_HEADERS = [
-  'X-Request-Id',
-  'Location',
-  'Retry-After',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Preference-Applied',
-  'X-Sandbox-Contract',
-  'X-Sandbox-Request-Id',
-]
-const EXPOSED = EXPOSED_HEADERS.join(',')
-
 /** Methods a fetch `Request` cannot be made with, so MSW never sees them. */
 export const OUTSIDE_FETCH = new Set(['CONNECT', 'TRACE', 'TRACK'])
 
@@ -89,12 +75,6 @@ function logWhenFinished(
       }),
     )
   })
-}
-
-/** Any origin may read the answer, and the headers above: keys travel in Authorization, never in cookies. */
-export function allowAnyOrigin(response: ServerResponse): void {
-  response.setHeader('Access-Control-Allow-Origin', '*')
-  response.setHeader('Access-Control-Expose-Headers', EXPOSED)
 }
 
 /**
