@@ -37,6 +37,8 @@ const WHEN = {
   upstream_unreachable: 'Proxy mode: the real service could not be reached.',
   upstream_timeout: 'Proxy mode: the real service took longer than `--proxy-timeout`.',
   upstream_not_json: 'Proxy mode: the real service responded with something that is not JSON.',
+  upstream_unsafe_url:
+    'Proxy mode: the real service responded with a URL that is not http: or https: (`javascript:`, `data:`); the message names the fields, `GET /_sandbox/drift` shows them.',
 }
 
 /** How the sandbox fills each field of each resource: every field must have a line (the script stops otherwise). */

@@ -28,10 +28,11 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
 
 /**
  * Proxy mode: the API's requests go to a real service (the upstream), and
- * its answers come back as they were, each held to what the sandbox itself
- * promises (`X-Sandbox-Contract: ok` or `violations=N`), journaled with
- * what broke, counted in the drift report, and, with `record`, kept as a
- * world a sandbox can start from. The control plane and the document stay
+ * its answers come back as they were (but for one with a URL a browser
+ * could run), each held to what the sandbox itself promises
+ * (`X-Sandbox-Contract: ok` or `violations=N`), journaled with what broke,
+ * counted in the drift report, and, with `record`, kept as a world a
+ * sandbox can start from. The control plane and the document stay
  * the sandbox's own.
  *
  * @example
@@ -62,8 +63,9 @@ export class UpstreamProxy {
    * the body read once → what the contract gives the request, from the
    * request alone → the upstream's answer (502/504 when there is none) →
    * that answer held to the contract, and its place in a walk through a
-   * list's pages → what it says of the key (GET /v1/me) → recorded → sent
-   * back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
+   * list's pages (refused when it is not JSON, or has a URL of another
+   * scheme than http(s)) → what it says of the key (GET /v1/me) →
+   * recorded → sent back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
    * → journal and drift report.
    */
   async answer(world: Sandbox, request: Request, path: string, url: URL): Promise<Reply> {
@@ -106,6 +108,9 @@ export class UpstreamProxy {
           `The upstream ${new URL(this.options.upstream).origin} answered ${answer.status} with ${type}, not JSON; GET /_sandbox/drift shows how it began.`,
         )
       }
+      // A URL a browser would run rather than follow (javascript:, data:) reaches no client, and is not recorded.
+      const unsafe = violations.filter(({ rule }) => rule === 'url')
+      if (unsafe.length > 0) throw unsafeUrls(this.options.upstream, unsafe)
       // What the upstream says of the key, and what it answered, kept.
       if (token !== null && expectation.route && answer.status >= 200 && answer.status < 300)
         await this.#learn(token, request, expectation.route, checked)
@@ -226,4 +231,16 @@ export class UpstreamProxy {
     this.#keys.set(token, me)
     if (this.#keys.size > MAX_KEYS) this.#keys.delete(this.#keys.keys().next().value!)
   }
+}
+
+/** Fields a 502 `upstream_unsafe_url` names; it counts the rest. */
+const NAMED_FIELDS = 3
+
+function unsafeUrls(upstream: string, unsafe: readonly ContractViolation[]): ApiError {
+  const fields = unsafe.slice(0, NAMED_FIELDS).map(({ field }) => field)
+  const more = unsafe.length > NAMED_FIELDS ? ` and ${unsafe.length - NAMED_FIELDS} more` : ''
+  return new ApiError(
+    'upstream_unsafe_url',
+    `The upstream ${new URL(upstream).origin} answered ${fields.join(', ')}${more} with a URL that is not http: or https:, which a browser could run: the sandbox passes no such URL on. GET /_sandbox/drift shows what came.`,
+  )
 }

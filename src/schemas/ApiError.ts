@@ -24,6 +24,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_not_json: 502,
+  upstream_unsafe_url: 502,
 }
 
 export interface ApiErrorInit {

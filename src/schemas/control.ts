@@ -85,6 +85,7 @@ export const ContractRule = z.enum([
   'meta',
   'request_id',
   'schema',
+  'url',
   'fields',
   'error',
   'record',

@@ -41,6 +41,7 @@ export const ErrorCode = z.enum([
   'upstream_unreachable',
   'upstream_timeout',
   'upstream_not_json',
+  'upstream_unsafe_url',
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 
