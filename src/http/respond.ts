@@ -83,9 +83,19 @@ export function textReply(
   return replyOf(requestId, status, new TextEncoder().encode(text), headers)
 }
 
-/** A reply with the headers every answer carries: its request id, and no caching. */
+/**
+ * Keeps a browser to an answer's `Content-Type`: JSON that holds markup (a journal entry, a record) is never read as
+ * a page or a script.
+ */
+export const NO_SNIFF = { 'X-Content-Type-Options': 'nosniff' } as const
+
+/** A reply with the headers every answer carries: its request id, no caching, and no sniffing. */
 function replyOf(requestId: string, status: number, body: Uint8Array, headers: Record<string, string>): Reply {
-  return { status, headers: new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers }), body }
+  return {
+    status,
+    headers: new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...NO_SNIFF, ...headers }),
+    body,
+  }
 }
 
 /**
