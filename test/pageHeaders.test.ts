@@ -31,7 +31,7 @@ function directivesOf(policy: string | null): Record<string, string[]> {
 const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 }

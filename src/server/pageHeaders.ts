@@ -39,7 +39,9 @@ export const PAGE_HEADERS: Record<string, string> = {
   'X-Frame-Options': 'DENY',
   ...NO_SNIFF,
   // A link followed from a page (a recording) does not tell its host the page's address, a session's name in it.
-  'Referrer-Policy': 'no-referrer',
+  // @note Not no-referrer: under it a browser may send `Origin: null` with the page's own POSTs (the spec says so,
+  // Chromium does not), which the control plane's origin guard refuses; same-origin keeps the page's own Origin.
+  'Referrer-Policy': 'same-origin',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
 }
