@@ -1,4 +1,4 @@
-import { keptBody } from '../sandbox/Journal.js'
+import { keptBody, keptHeaders } from '../sandbox/Journal.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
@@ -199,14 +199,14 @@ export function journalEntry(
   }
 }
 
-/** One side of an exchange as the journal keeps it: a key in Authorization shortened, the body cut at 4 KiB. */
+/** One side of an exchange as the journal keeps it: a key in Authorization shortened, headers and body cut. */
 function messageOf(headers: Headers, body: Uint8Array | null): JournalMessage {
   const kept: Record<string, string> = {}
   for (const [name, value] of headers) {
     kept[name] =
       name === 'authorization' ? value.replace(/^(\S+\s+)(\S+)$/, (_, scheme, key) => scheme + shortKey(key)) : value
   }
-  return { headers: kept, ...keptBody(body) }
+  return { ...keptHeaders(Object.entries(kept)), ...keptBody(body) }
 }
 
 /**

@@ -7,6 +7,7 @@ import { hash32 } from '../world/random.js'
 import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
+import { DEFAULT_JOURNAL_BYTES, parseJournalBytes } from './JournalBudget.js'
 import { parseLatency, type Latency } from './latency.js'
 import { parseRateLimit, type RateLimit } from './RateLimiter.js'
 import { scenarioNamed, sizedFor, type ScenarioName } from './scenarios.js'
@@ -40,6 +41,11 @@ export interface SandboxOptions {
   rateLimit?: string | RateLimit
   /** How many requests the journal keeps, newest first; default 1,000. */
   journalSize?: number
+  /**
+   * What the request journals may hold together: this sandbox's and its sessions' (`--journal-bytes`). Bytes, or a
+   * size such as `'256MiB'`; default 128 MiB. Past it, the journal holding the most loses its oldest entries first.
+   */
+  journalBytes?: number | string
   /** When set, `/_sandbox/` answers only `Authorization: Bearer <adminToken>`. */
   adminToken?: string
   /** Live mode: a caller rings every interval (`true`: 30 s; milliseconds; or `'10s'`, `'2m'`, `'500ms'`). */
@@ -66,6 +72,8 @@ export interface ResolvedOptions {
   errorRate: number
   rateLimit: RateLimit | undefined
   journalSize: number
+  /** What the journals may hold together, in bytes. */
+  journalBytes: number
   adminToken: string | undefined
   /** Live mode's interval in milliseconds; undefined when off. */
   live: number | undefined
@@ -132,6 +140,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     errorRate,
     rateLimit: options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit),
     journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+    journalBytes: options.journalBytes === undefined ? DEFAULT_JOURNAL_BYTES : parseJournalBytes(options.journalBytes),
     adminToken,
     live: parseInterval(options.live),
     records: options.records === undefined ? undefined : checkedRecords(options.records, organizations),

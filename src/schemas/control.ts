@@ -121,7 +121,10 @@ export type JournalContract = z.infer<typeof JournalContract>
 
 /** One side of an exchange as the journal keeps it. */
 export const JournalMessage = z.object({
+  /** Each value cut at 1 KiB (then `… (cut: <n> characters in all)`); at most 64 headers and 16 KiB of them. */
   headers: z.record(z.string(), z.string()),
+  /** Whether headers were left out, past 64 of them or 16 KiB. */
+  headers_truncated: z.boolean(),
   /** The body as text (none: no body); cut at 4 KiB, then `body_truncated`. */
   body: z.string().nullable(),
   body_truncated: z.boolean(),
