@@ -10,7 +10,12 @@ export { createHandlers } from './handlers/createHandlers.js'
 export type { SandboxOptions } from './sandbox/options.js'
 export { Clock } from './sandbox/Clock.js'
 export { ApiError } from './schemas/ApiError.js'
-export { ContactExistsError, SessionExistsError, StorageUnavailableError } from './schemas/domainErrors.js'
+export {
+  ContactExistsError,
+  SessionExistsError,
+  SessionLimitError,
+  StorageUnavailableError,
+} from './schemas/domainErrors.js'
 export { answer } from './handlers/answer.js'
 export { UpstreamProxy } from './proxy/UpstreamProxy.js'
 export {

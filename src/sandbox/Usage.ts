@@ -90,6 +90,11 @@ export class Usage {
     })
   }
 
+  /** Whether it counted nothing yet. */
+  get empty(): boolean {
+    return this.#byKey.size === 0
+  }
+
   /** Forgets every count (a reset does). */
   clear(): void {
     this.#byKey.clear()

@@ -148,11 +148,22 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
 }
 
 const DEFAULT_LIVE_INTERVAL_MS = 30_000
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000 }
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/**
+ * A duration in milliseconds: `500ms`, `10s`, `2m`, `24h`, `7d`, or milliseconds; undefined for anything else.
+ *
+ * @example
+ * parseDuration('24h') // 86_400_000
+ */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})(ms|s|m|min|h|d)?$/.exec(text.trim())
+  return match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : undefined
+}
 
 /**
  * Live mode's interval: `true` is 30 s; a number is milliseconds; a string
- * is `500ms`, `10s`, `2m` or milliseconds. From 100 ms to an hour.
+ * is a duration (`500ms`, `10s`, `2m`) or milliseconds. From 100 ms to an hour.
  *
  * @example
  * parseInterval('10s') // 10_000
@@ -160,8 +171,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_00
 export function parseInterval(live: boolean | number | string | undefined): number | undefined {
   if (live === undefined || live === false) return undefined
   if (live === true) return DEFAULT_LIVE_INTERVAL_MS
-  const match = typeof live === 'string' ? /^(\d{1,7})(ms|s|m|min)?$/.exec(live.trim()) : undefined
-  const ms = typeof live === 'number' ? live : match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : NaN
+  const ms = typeof live === 'number' ? live : (parseDuration(live) ?? NaN)
   if (!Number.isSafeInteger(ms) || ms < 100 || ms > 3_600_000) {
     throw new TypeError(
       `live must be an interval from 100 ms to an hour, such as 30s, 2m or 5000; got ${JSON.stringify(live)}.`,

@@ -192,6 +192,8 @@ export type KeyUsage = z.infer<typeof KeyUsage>
 /** A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens. */
 export const SESSION_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 export const SESSION_NAME_MESSAGE = 'must be 1 to 64 letters, digits, dots, underscores or hyphens'
+/** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
+export const DEFAULT_SESSION = 'default'
 
 /**
  * Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the
@@ -222,6 +224,8 @@ export const SessionInfo = z.object({
   requests: z.int(),
   /** Whether its world is in memory now, or evicted (it comes back as it was at its next request). */
   in_memory: z.boolean(),
+  /** When the server forgets it unless it is used again (`--session-ttl`); null: never (the default session, or no TTL). */
+  expires_at: Timestamp.nullable(),
 })
 export type SessionInfo = z.infer<typeof SessionInfo>
 
