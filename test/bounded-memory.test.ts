@@ -82,6 +82,9 @@ describe('the journals of all sessions together, --journal-bytes', () => {
 
     const alive = await fetch(`${server.url}/v1/me`, { headers: AUTH })
     expect(alive.status).toBe(200)
+    const metrics = await (await fetch(`${server.url}/_sandbox/metrics`)).text()
+    const journalBytes = Number(/^call_sandbox_journal_bytes (\d+)$/m.exec(metrics)?.[1])
+    expect(journalBytes).toBeLessThanOrEqual(2 * MiB)
   })
 
   it("spends a flood's own entries first: a quiet session keeps every one of its own", async () => {
