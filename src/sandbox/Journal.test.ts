@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '../../test/support/prng.js'
 import type { JournalEntry } from '../schemas/index.js'
 import { Journal, KEPT_BODY_BYTES, KEPT_HEADER_CHARACTERS, KEPT_HEADERS, keptBody, keptHeaders } from './Journal.js'
 import { JournalBudget, parseJournalBytes } from './JournalBudget.js'
@@ -68,6 +69,25 @@ describe('JournalBudget, shared by the journals of every session', () => {
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1)
     for (const journal of journals) expect(ids(journal)[0]).toBe('req_300')
     expect(budget.bytes).toBeLessThanOrEqual(90_000)
+  })
+
+  it('keeps its count true and within the bound whatever the journals do, and gives the most back from the biggest', () => {
+    const budget = new JournalBudget(200_000)
+    const journals = Array.from({ length: 40 }, () => new Journal(50, budget))
+    const next = mulberry32(7)
+    const random = (below: number) => Math.floor(next() * below)
+    for (let i = 0; i < 5_000; i++) {
+      const journal = journals[random(journals.length)]!
+      if (random(100) === 0) journal.clear()
+      else journal.record(entry(i, random(3_000)))
+      expect(budget.bytes).toBe(journals.reduce((sum, { bytes }) => sum + bytes, 0))
+      expect(budget.bytes).toBeLessThanOrEqual(200_000)
+      expect(budget.journals).toBe(journals.filter(({ size }) => size > 0).length)
+    }
+    // Then no clears: evictions come from the biggest, so every journal ends about level with the others.
+    for (let i = 0; i < 2_000; i++) journals[random(journals.length)]!.record(entry(i, random(3_000)))
+    const held = journals.map(({ bytes }) => bytes)
+    expect(Math.max(...held) - Math.min(...held)).toBeLessThan(2 * 4_300)
   })
 
   it('takes from a journal past its capacity without counting its dropped entries', () => {
