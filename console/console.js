@@ -163,8 +163,9 @@ function headersOf(headers = {}) {
   return el(
     'pre',
     {},
+    // The journal keeps several Set-Cookies in one value, one a line: each is shown as it came, with its name.
     Object.entries(headers)
-      .map(([name, value]) => `${name}: ${value}`)
+      .flatMap(([name, value]) => value.split('\n').map((one) => `${name}: ${one}`))
       .join('\n') || '(none)',
   )
 }

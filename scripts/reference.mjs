@@ -16,6 +16,10 @@ const WHEN = {
   unauthorized:
     'No `Authorization: Bearer <key>`, a malformed one, an unknown key; on the control plane, no admin token.',
   insufficient_scope: 'The key lacks the scope the endpoint needs; `details.required_scope` and `details.key_scopes`.',
+  host_not_allowed:
+    'Standalone server without an admin token: a control-plane request whose `Host` is not this machine (loopback, the address it was reached at) or an `--allowed-hosts` name, as DNS rebinding sends. Nothing was done.',
+  origin_not_allowed:
+    'Standalone server without an admin token: a control-plane request from a page of another origin (`Origin`, `Sec-Fetch-Site: cross-site` or `same-site`) not in `--allowed-origins`. Nothing was done.',
   not_found: 'No endpoint at the path (`details.did_you_mean`: the nearest one), or no record with the id.',
   method_not_allowed: 'The path takes other methods; `Allow` lists them.',
   contact_exists: 'A contact of the organization has the phone; `details.contact_id` names it.',

@@ -120,7 +120,7 @@ describe('GET /_sandbox/metrics', () => {
 })
 
 describe('--log json', () => {
-  it('writes one JSON object a line: request id, session, method, path, status, duration, key shortened', async () => {
+  it('writes one JSON object a line: request id, session, method, path, status, duration, key as shown', async () => {
     const lines: string[] = []
     const server = await start({ quiet: false, log: (line) => lines.push(line), logFormat: 'json' })
     const answer = await fetch(`${server.url}/sessions/ci-2/v1/calls?limit=1`, {
@@ -138,7 +138,7 @@ describe('--log json', () => {
       path: '/sessions/ci-2/v1/calls?limit=1',
       status: 200,
       duration_ms: expect.any(Number),
-      key: 'sk_sandb…only',
+      key: 'sk_sandbox_readonly',
     })
   })
 })

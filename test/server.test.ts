@@ -76,7 +76,8 @@ describe('the standalone server', () => {
   let running: RunningServer
 
   beforeAll(async () => {
-    running = await startServer({ port: 0, quiet: true, now: NOW })
+    // The browser app may call the control plane too (test/control-origin.test.ts: what a page not allowed gets).
+    running = await startServer({ port: 0, quiet: true, now: NOW, allowedOrigins: [BROWSER_APP] })
   })
   afterAll(() => running?.close())
 

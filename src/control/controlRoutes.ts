@@ -28,6 +28,7 @@ import { scenarios, SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { routes } from '../http/routes.js'
 import { defineEndpoint, type Endpoint } from '../http/Endpoint.js'
 import { noDrift } from '../proxy/Drift.js'
+import { READINESS_PATH } from '../http/paths.js'
 
 /**
  * A simulated call's organization and reason must exist: what the schema
@@ -74,7 +75,7 @@ export const controlRoutes: readonly Endpoint[] = [
   }),
   defineEndpoint({
     method: 'GET',
-    path: '/_sandbox/ready',
+    path: READINESS_PATH,
     requires: 'nothing',
     summary: 'Whether the sandbox is ready to serve',
     description:

@@ -2,7 +2,7 @@ import { CONTROL, LIVENESS, SESSIONS } from '../control/controlPlane.js'
 import { API } from '../http/apiPlane.js'
 import type { Observer, RequestContext } from '../http/Endpoint.js'
 import { matchRoute, methodsAt } from '../http/matchRoute.js'
-import { isSessionPath, isSessionsPath, SESSION_PREFIX } from '../http/paths.js'
+import { isSessionPath, isSessionsPath, SESSION_PREFIX, splitSessionPath } from '../http/paths.js'
 import { type Plane, runEndpoint } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, failedReply, type Reply, toApiError, toResponse } from '../http/respond.js'
@@ -175,13 +175,6 @@ function planeAt(path: string): { plane: Plane | undefined; below: string; name?
     return { plane: planeOf(rest), below: rest, name }
   }
   return { plane: isSessionsPath(path) ? SESSIONS : planeOf(path), below: path }
-}
-
-/** `/sessions/ci-1/v1/me` → `ci-1` and `/v1/me`; the name still percent-encoded, as sent. */
-function splitSessionPath(path: string): { name: string; rest: string } {
-  const after = path.slice(SESSION_PREFIX.length + 1)
-  const slash = after.indexOf('/')
-  return slash === -1 ? { name: after, rest: '' } : { name: after.slice(0, slash), rest: after.slice(slash) }
 }
 
 function badSessionName(name: string): ApiError {

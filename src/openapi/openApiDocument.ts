@@ -4,6 +4,7 @@ import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
 import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
 import { FORCEABLE_STATUSES } from '../http/prefer.js'
 import { routes } from '../http/routes.js'
+import { publicKeysOf, shownCredential } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import {
   Appointment,
@@ -464,12 +465,20 @@ function operationId(method: string, path: string): string {
   return method.toLowerCase() + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
 }
 
+/**
+ * The keys, as anyone may read them without a token: as `shownCredential` shows them, whole for the built-in keys,
+ * the last four characters at most of a user's own organizations' (which may be real-looking or shared).
+ */
 function describeKeys(sandbox: Sandbox): string {
+  const whole = publicKeysOf(sandbox.apiKeys).length > 0
   const rows = sandbox.apiKeys.map(
-    ({ key, organization, scopes }) => `| \`${key}\` | ${organization.organization_name} | ${scopes.join(', ')} |`,
+    ({ key, organization, scopes }) =>
+      `| \`${shownCredential(key, sandbox.options.adminToken)}\` | ${organization.organization_name} | ${scopes.join(', ')} |`,
   )
   return [
-    'The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with one of these keys:',
+    whole
+      ? 'The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with one of these keys:'
+      : "The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with a key of one of these organizations: the sandbox's own, from its organizations file, whose keys the server prints at start-up (shown here by their last four characters at most):",
     '',
     '| key | organization | scopes |',
     '|---|---|---|',

@@ -4,6 +4,7 @@ import { journalEntry } from '../http/apiPlane.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedReply, type Reply } from '../http/respond.js'
 import type { ApiEndpoint as Route } from '../http/Endpoint.js'
+import { shownUrl } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { Organization, type ContractViolation } from '../schemas/index.js'
@@ -131,7 +132,7 @@ export class UpstreamProxy {
         path,
         url,
         status: response.status,
-        key: token === null ? null : redacted(token),
+        key: token,
         started,
       }),
       contract: {
@@ -147,7 +148,7 @@ export class UpstreamProxy {
         : `${METHODS.has(request.method) ? request.method : 'OTHER'} (no such endpoint)`,
       request_id: requestId,
       upstream_request_id: upstreamRequestId,
-      request: `${request.method} ${path}${url.search}`,
+      request: `${request.method} ${shownUrl(path + url.search, world.options.adminToken)}`,
       // The upstream's status where it answered: what drifted is its answer, not the proxy's envelope for it.
       status: answer?.status ?? response.status,
       answered: answer !== undefined,
@@ -225,12 +226,4 @@ export class UpstreamProxy {
     this.#keys.set(token, me)
     if (this.#keys.size > MAX_KEYS) this.#keys.delete(this.#keys.keys().next().value!)
   }
-}
-
-/**
- * A key as the journal shows it in proxy mode, where keys are real: its
- * first three and last four characters (`sk_…a1b2`), nothing of a short one.
- */
-function redacted(token: string): string {
-  return token.length >= 12 ? `${token.slice(0, 3)}…${token.slice(-4)}` : '…'
 }

@@ -1,4 +1,5 @@
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
+import { shownCredential } from './credentials.js'
 
 import { JournalBudget } from './JournalBudget.js'
 
@@ -24,6 +25,7 @@ export interface JournalFilter {
   path?: string
   /** A status, or a class of them: `404`, `4xx`. */
   status?: string
+  /** A key as sent or as the journal shows it (`…abcd` for a key it does not show whole: `shownCredential`). */
   key?: string
   /** Answered at or after this instant of the sandbox clock (epoch ms). */
   since?: number
@@ -125,12 +127,13 @@ export class Journal {
 export function filterEntries(entries: readonly JournalEntry[], filter: JournalFilter): JournalEntry[] {
   const { method, path, status, key, since } = filter
   const prefix = path?.endsWith('*') ? path.slice(0, -1) : undefined
+  const shownKey = key === undefined ? undefined : shownCredential(key)
   return entries.filter(
     (entry) =>
       (method === undefined || entry.method === method.toUpperCase()) &&
       (path === undefined || (prefix !== undefined ? entry.path.startsWith(prefix) : entry.path === path)) &&
       (status === undefined || matchesStatus(entry.status, status)) &&
-      (key === undefined || entry.key === key) &&
+      (key === undefined || entry.key === key || entry.key === shownKey) &&
       (since === undefined || Date.parse(entry.timestamp) >= since),
   )
 }

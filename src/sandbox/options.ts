@@ -6,6 +6,7 @@ import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
 import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
+import { isPublicKey } from './credentials.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
 import { DEFAULT_JOURNAL_BYTES, parseJournalBytes } from './JournalBudget.js'
 import { parseLatency, type Latency } from './latency.js'
@@ -129,6 +130,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (adminToken !== undefined && (typeof adminToken !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(adminToken))) {
     throw new TypeError('adminToken must be 8 to 200 visible ASCII characters, without spaces.')
   }
+  if (adminToken !== undefined && isPublicKey(adminToken))
+    throw new TypeError(`adminToken must be a secret: ${adminToken} is a built-in key, which anyone may know.`)
   return {
     seed,
     now,

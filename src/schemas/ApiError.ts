@@ -7,6 +7,8 @@ const STATUS_OF: Record<ErrorCode, number> = {
   invalid_json: 400,
   unauthorized: 401,
   insufficient_scope: 403,
+  host_not_allowed: 403,
+  origin_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
   contact_exists: 409,

@@ -121,7 +121,10 @@ export type JournalContract = z.infer<typeof JournalContract>
 
 /** One side of an exchange as the journal keeps it. */
 export const JournalMessage = z.object({
-  /** Each value cut at 1 KiB (then `… (cut: <n> characters in all)`); at most 64 headers and 16 KiB of them. */
+  /**
+   * By lower-cased name; several `Set-Cookie`s in one value, one a line (`\n`). Each value cut at 1 KiB (then
+   * `… (cut: <n> characters in all)`); at most 64 headers and 16 KiB of them.
+   */
   headers: z.record(z.string(), z.string()),
   /** Whether headers were left out, past 64 of them or 16 KiB. */
   headers_truncated: z.boolean(),
@@ -137,10 +140,16 @@ export const JournalEntry = z.object({
   method: z.string(),
   /** The path as sent, without the query string. */
   path: z.string(),
-  /** The query parameters as sent; a repeated one has an array of its values. */
+  /**
+   * The query parameters as sent, a credential (`access_token`, `api_key`, …) shown as the key is; a repeated one has
+   * an array of its values.
+   */
   query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   status: z.int(),
-  /** The API key the request carried (even an unknown one), or null without a Bearer key. */
+  /**
+   * The Bearer key the request carried (even an unknown one), or null without one: a built-in key whole, the admin
+   * token as `(admin token)`, any other as `…` and its last 4 characters at most (`shownCredential`).
+   */
   key: z.string().nullable(),
   /** Real milliseconds from the request reaching the sandbox to its answer, latency included. */
   duration_ms: z.number(),
@@ -148,7 +157,7 @@ export const JournalEntry = z.object({
   timestamp: Timestamp,
   /** Proxy mode only: the upstream's answer held to the contract. */
   contract: JournalContract.optional(),
-  /** What was sent: its headers (an Authorization key shortened) and its body, kept up to 4 KiB. */
+  /** What was sent: its headers (credentials shown as the key is) and its body, kept up to 4 KiB. */
   request: JournalMessage.optional(),
   /** What was answered: its headers and its body, kept up to 4 KiB (a fleet's shared journal: 1 KiB of a success). */
   response: JournalMessage.optional(),
@@ -170,6 +179,7 @@ export type EndpointUsage = z.infer<typeof EndpointUsage>
 
 /** The usage report of one key: what it called, and the scopes that takes. */
 export const KeyUsage = z.object({
+  /** The key as the journal shows it. */
   key: z.string(),
   organization_id: Uuid,
   requests: z.int(),
@@ -237,7 +247,7 @@ export const DriftExample = z.object({
   request_id: z.string(),
   /** The upstream's `X-Request-Id`, for the vendor to find the request. */
   upstream_request_id: z.string().nullable(),
-  /** Method, path and query as sent, such as `GET /v1/calls?limit=50`. */
+  /** Method, path and query as sent, such as `GET /v1/calls?limit=50`; a credential in the query shown by its last 4 at most. */
   request: z.string(),
   status: z.int(),
   ...ContractViolation.omit({ rule: true }).shape,

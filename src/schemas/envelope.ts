@@ -24,6 +24,8 @@ export const ErrorCode = z.enum([
   'invalid_json',
   'unauthorized',
   'insufficient_scope',
+  'host_not_allowed',
+  'origin_not_allowed',
   'not_found',
   'method_not_allowed',
   'contact_exists',

@@ -41,7 +41,11 @@ export const JournalQuery = z.object({
     .string()
     .regex(/^([1-5]\d\d|[1-5]xx)$/i, { error: 'status must be a status, such as 404, or a class, such as 4xx.' })
     .optional(),
-  key: z.string().min(1, { error: 'key must be an API key, such as sk_sandbox_all.' }).optional(),
+  /** A key as sent, or as the journal shows it (`…abcd`). */
+  key: z
+    .string()
+    .min(1, { error: 'key must be an API key, such as sk_sandbox_all, or one as the journal shows it, such as …abcd.' })
+    .optional(),
   since: z
     .string()
     .transform((text, context) => {

@@ -8,6 +8,7 @@ import { parseJournalBytes } from '../sandbox/JournalBudget.js'
 import { parseRateLimit } from '../sandbox/RateLimiter.js'
 import { parseSessionTtl } from '../sessions/expiry.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
+import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
 import { type RunningServer, startServer } from './startServer.js'
 
 const program = new Command()
@@ -61,6 +62,16 @@ const program = new Command()
   .option(
     '--admin-token <token>',
     'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback',
+  )
+  .option(
+    '--allowed-origins <list>',
+    'without --admin-token: origins whose pages may call /_sandbox/ (comma-separated, such as http://localhost:5173); other pages are refused',
+    checked(parseAllowedOrigins),
+  )
+  .option(
+    '--allowed-hosts <list>',
+    'without --admin-token: host names /_sandbox/ answers to beside loopback ones (comma-separated; .example.test: it and its subdomains; all: any)',
+    checked(parseAllowedHosts),
   )
   .option('--journal-size <n>', "requests each session's journal keeps (default 1000)", integer(1, 1_000_000))
   .option(
@@ -140,6 +151,8 @@ const options = program.parse().opts<{
   rateLimit?: ReturnType<typeof parseRateLimit>
   live?: number
   adminToken?: string
+  allowedOrigins?: string[]
+  allowedHosts?: string[] | 'all'
   journalSize?: number
   journalBytes?: number
   maxSessions?: number
@@ -183,7 +196,7 @@ async function main(): Promise<void> {
       // Quoted: zsh (macOS's shell) takes an unquoted ? as a pattern.
       `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" "${running.url}/v1/calls?limit=2"`,
       `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; ${describeSessionLimits(sandbox.sessions)}); list them at ${running.url}/_sandbox/sessions`,
-      `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
+      `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health (${describeControlAccess(sandbox.options.adminToken, options.allowedOrigins)})`,
       `console: ${running.url}/_sandbox/console/ (requests live, the world, the clock, sessions)${options.metrics ? `; metrics: ${running.url}/_sandbox/metrics` : ''}`,
       ...(running.restored ? [describeRestored(running.restored)] : []),
       ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
@@ -234,6 +247,12 @@ function describeDuration(ms: number): string {
   ]
   const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1]
   return `${ms / size} ${unit}`
+}
+
+function describeControlAccess(adminToken: string | undefined, allowedOrigins: string[] | undefined): string {
+  if (adminToken !== undefined) return 'with the admin token'
+  if (allowedOrigins === undefined) return 'curl and the console; pages of other origins only with --allowed-origins'
+  return `curl, the console and pages of ${allowedOrigins.join(', ')}`
 }
 
 function integer(min: number, max: number) {

@@ -10,6 +10,7 @@ import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
 import { consolePlane } from './consolePages.js'
+import { controlAccess } from './controlAccess.js'
 import { sandboxRequests } from './sandboxRequests.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
@@ -68,6 +69,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     store: storeUrl,
     record,
     world,
+    allowedHosts,
+    allowedOrigins,
     ...given
   } = options
   if (data !== undefined && storeUrl !== undefined) {
@@ -78,6 +81,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       `bound to ${host}, which is not loopback, the control plane would let anyone on the network reset the sandbox: give an admin token (--admin-token), or bind 127.0.0.1.`,
     )
   }
+  // Its errors (a list that is not one of host names or origins) before any file or store is opened.
+  controlAccess(given.adminToken, { allowedHosts, allowedOrigins })
   const sandboxOptions = withRecording(given, record, world)
   const store = data === undefined ? undefined : await FileStore.open(data)
   let shared: { close(): Promise<void>; readonly errors: number } | undefined
@@ -123,12 +128,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
   // prom-client is imported here only: a server with --no-metrics, or an app of createApp alone, loads none of it.
   const metrics = withMetrics ? (await import('./metrics.js')).serverMetrics(sandbox, store ?? shared) : undefined
-  const listener = sandboxRequests(
-    createApp(sandbox, { quiet, log, logFormat }),
-    sandbox,
-    { quiet, log, logFormat },
-    { planes: [consolePlane()], rootPlanes: metrics && [metrics.plane], observe: metrics?.observe },
-  )
+  const entryOptions = { quiet, log, logFormat, allowedHosts, allowedOrigins }
+  const listener = sandboxRequests(createApp(sandbox, entryOptions), sandbox, entryOptions, {
+    planes: [consolePlane()],
+    rootPlanes: metrics && [metrics.plane],
+    observe: metrics?.observe,
+  })
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, listener)

@@ -4,7 +4,7 @@
  * racing on one session lose and fork nothing, and a store that goes away
  * is a 503, never stale data, until it is back.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/startServer.js'
 import { killChildren, listening, runCli } from '../support/cli.js'
 import { pagesOf } from '../support/proxies.js'
@@ -254,6 +254,15 @@ describe('what servers over one Redis store share besides the records', () => {
     expect(pageEntry.response).toMatchObject({ body: pageText.slice(0, 1_024), body_truncated: true })
     expect(refusedEntry.request).toMatchObject({ body: sent, body_truncated: false })
     expect(refusedEntry.response).toMatchObject({ body: refusal, body_truncated: false })
+  })
+
+  it('keeps a credential sent in the query by its last 4 in the shared journal, as in memory', async () => {
+    const [a, b] = [await server(), await server()]
+    const token = 'sk_live_9TqwZp4RkVx7Lm2Nwxyz'
+    expect((await get(a.url, `/v1/calls?access_token=${token}&status=completed`)).status).toBe(400)
+    const query = { access_token: '…wxyz', status: 'completed' }
+    await vi.waitFor(async () => expect((await get(b.url, '/_sandbox/requests')).body.data).toMatchObject([{ query }]))
+    expect(JSON.stringify((await get(b.url, '/_sandbox/requests')).body)).not.toContain(token.slice(-5))
   })
 
   it("journals a proxied request for the whole fleet, with the contract's verdict", async () => {
