@@ -308,13 +308,18 @@ export class Sessions {
   #admit(name: string, options: Session['options']): Session {
     if (this.#sessions.size >= this.sessionLimit) this.expire()
     if (this.#sessions.size >= this.sessionLimit) {
-      const oldest = [...this.#sessions.values()].find((session) => session.inFlight === 0)
+      const oldest = this.#leastRecentlyUsedIdle()
       const expiry = oldest && expiresAt(oldest.name, oldest.lastUsedAt, this.sessionTtl)
       const retryAfter = expiry === undefined ? undefined : Math.max(1, Math.ceil((expiry - Date.now()) / 1_000))
       throw new SessionLimitError(name, this.sessionLimit, retryAfter)
     }
     this.#startSweeping()
     return this.#newSession(name, options)
+  }
+
+  #leastRecentlyUsedIdle(): Session | undefined {
+    for (const session of this.#sessions.values()) if (session.inFlight === 0) return session
+    return undefined
   }
 
   #newSession(name: string, options: Session['options'], createdAt?: number): Session {
