@@ -34,6 +34,8 @@ const WHEN = {
   storage_unavailable:
     'The store did not take a write (a full disk, Redis out of reach), or a shared store cannot be read; nothing was kept. `Retry-After: 1`.',
   session_exists: 'A session of that name exists already; `details.session` names it.',
+  session_limit_reached:
+    'A new session name when the server keeps as many sessions as `--session-limit` allows; `details.session` names it. `Retry-After`: when the least recently used session expires (`--session-ttl`).',
   upstream_unreachable: 'Proxy mode: the real service could not be reached.',
   upstream_timeout: 'Proxy mode: the real service took longer than `--proxy-timeout`.',
   upstream_not_json: 'Proxy mode: the real service responded with something that is not JSON.',

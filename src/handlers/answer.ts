@@ -87,8 +87,13 @@ export async function reply(
       const message = `No endpoint at ${path}. A session's API is under ${root}/v1/, its controls under ${root}/_sandbox/.`
       return refuse(sandbox, request, new ApiError('not_found', message))
     }
-    const answered = await sessions.use(name, (world) => runEndpoint(plane, contextOf(world, rest, root)))
-    return underRoot(answered, root)
+    try {
+      const answered = await sessions.use(name, (world) => runEndpoint(plane, contextOf(world, rest, root)))
+      return underRoot(answered, root)
+    } catch (error) {
+      // No world to answer from: a new name past the session limit, or a session the store could not bring back.
+      return refuse(sandbox, request, error)
+    }
   }
 
   // The sessions themselves, at the bare root only.
@@ -179,7 +184,7 @@ function badSessionName(name: string): ApiError {
 }
 
 /** An error answered before any world is chosen: the default world's clock dates it. */
-async function refuse(sandbox: Sandbox, request: Request, error: ApiError): Promise<Reply> {
+async function refuse(sandbox: Sandbox, request: Request, error: unknown): Promise<Reply> {
   return failedReply(sandbox, newRequestId(), request, error)
 }
 

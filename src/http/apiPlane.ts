@@ -1,5 +1,5 @@
 import { publicKeysOf, shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
-import { keptBody } from '../sandbox/Journal.js'
+import { keptBody, keptHeaders } from '../sandbox/Journal.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
@@ -216,9 +216,9 @@ export function journalEntry(
 }
 
 /**
- * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, the body cut at 4 KiB.
- * Several `Set-Cookie`s (which `Headers` yields one by one) are each kept, one a line: a cookie's `Expires` has a
- * comma, a header value never has a line break.
+ * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, headers cut as
+ * `keptHeaders` cuts them, the body cut at 4 KiB. Several `Set-Cookie`s (which `Headers` yields one by one) are each
+ * kept, one a line: a cookie's `Expires` has a comma, a header value never has a line break.
  */
 function messageOf(headers: Headers, body: Uint8Array | null, adminToken: string | undefined): JournalMessage {
   // No prototype: a header named constructor or __proto__ is kept like any other.
@@ -228,7 +228,7 @@ function messageOf(headers: Headers, body: Uint8Array | null, adminToken: string
     const earlier = kept[name]
     kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
   }
-  return { headers: kept, ...keptBody(body) }
+  return { ...keptHeaders(Object.entries(kept)), ...keptBody(body) }
 }
 
 /**

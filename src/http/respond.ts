@@ -1,8 +1,13 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { ContactExistsError, SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
+import {
+  ContactExistsError,
+  SessionExistsError,
+  SessionLimitError,
+  StorageUnavailableError,
+} from '../schemas/domainErrors.js'
 import { finishReading } from './body.js'
-import { SESSION_PREFIX } from './paths.js'
+import { SESSION_PREFIX, SESSIONS_PATH } from './paths.js'
 import { bodyBytes } from './RawJson.js'
 
 /**
@@ -141,6 +146,9 @@ export async function failedReply(
   return errorReply(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
 }
 
+/** A 503's `Retry-After` at the session limit when no session expires by itself: a minute, to end one meanwhile. */
+const RETRY_WITHOUT_TTL_SECONDS = 60
+
 /**
  * The contract's error for anything thrown while answering: an `ApiError` as
  * it is, a domain error as its status and code, anything else as a logged 500.
@@ -160,6 +168,18 @@ export function toApiError(error: unknown): ApiError {
       'session_exists',
       `${error.message} Use it at ${SESSION_PREFIX}/${error.session}/, or pick another name.`,
       { details: { session: error.session } },
+    )
+  }
+  if (error instanceof SessionLimitError) {
+    const { session, retryAfter } = error
+    const when =
+      retryAfter === undefined
+        ? ': without a TTL, a place frees only when a session is ended'
+        : `, or retry in ${retryAfter} s, when the least recently used one expires`
+    return new ApiError(
+      'session_limit_reached',
+      `${error.message} Use a session that exists, or end one (DELETE ${SESSIONS_PATH}/{name})${when}.`,
+      { details: { session }, headers: { 'Retry-After': String(retryAfter ?? RETRY_WITHOUT_TTL_SECONDS) } },
     )
   }
   console.error('[call-sandbox] unexpected error while answering a request:', error)

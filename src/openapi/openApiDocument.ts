@@ -50,7 +50,7 @@ const DocumentedErrorEnvelope = ErrorEnvelope.extend({
             required_scope: Scope.nullable(),
             /** 403 `insufficient_scope`: the scopes the key has. */
             key_scopes: z.array(Scope),
-            /** 409 `session_exists`: the session of that name. */
+            /** 409 `session_exists`, 503 `session_limit_reached`: the session of that name. */
             session: z.string(),
             /**
              * 404 `not_found` and 400 `unknown_parameter`: the endpoint path or the parameter nearest to the one
@@ -91,7 +91,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'Body fields are wrong; `details` lists every bad field.',
   429: 'Over the simulated rate limit; `Retry-After` says when to retry.',
   500: 'A failure: asked for (`Prefer: code=500`, `--error-rate`), or of the sandbox itself.',
-  503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), or a write the store did not take (`storage_unavailable`).',
+  503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), a write the store did not take (`storage_unavailable`), or a new session past the limit (`session_limit_reached`, `--session-limit`).',
 }
 
 const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]

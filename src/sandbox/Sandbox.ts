@@ -24,6 +24,7 @@ import {
 } from './Factories.js'
 import { Faults, type NextFaults } from './Faults.js'
 import { filterEntries, Journal, type JournalFilter } from './Journal.js'
+import { JournalBudget } from './JournalBudget.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptions } from './options.js'
@@ -63,7 +64,7 @@ export class Sandbox {
   /** The newest API requests and their answers (`GET /_sandbox/requests`). */
   readonly journal: Journal
   /** What each key called since the last reset (`GET /_sandbox/usage`). */
-  readonly usage = new Usage()
+  readonly usage: Usage
   readonly #input: SandboxOptions
   #options: ResolvedOptions
   #keys: KeyRing
@@ -84,11 +85,13 @@ export class Sandbox {
    * @param world.cursorSecret What cursors are checksummed with, instead of
    * the seed's: cursors of one world are then `invalid_cursor` in another
    * seeded the same (a session of its own).
+   * @param world.journal The journal to keep requests in, and `world.usage` the usage report: a session's, which
+   * outlive the world when it is put away; by default new ones.
    */
-  constructor(options: SandboxOptions = {}, world: { cursorSecret?: string } = {}) {
+  constructor(options: SandboxOptions = {}, world: { cursorSecret?: string; journal?: Journal; usage?: Usage } = {}) {
     this.#input = options
     this.#options = resolveOptions(options)
-    const { seed, now, fixedClock, organizations, journalSize, records } = this.#options
+    const { seed, now, fixedClock, organizations, journalSize, journalBytes, records } = this.#options
     const notify = () => this.#listeners.notify()
     const clockMoved = () => {
       // A move outside a write (the clock set from a test or the control plane) is kept as a write of its own.
@@ -100,7 +103,8 @@ export class Sandbox {
     }
     this.clock = new Clock(fixedClock ? now : undefined, clockMoved)
     this.cursorSecret = world.cursorSecret ?? `call-sandbox cursor ${seed}`
-    this.journal = new Journal(journalSize)
+    this.journal = world.journal ?? new Journal(journalSize, new JournalBudget(journalBytes))
+    this.usage = world.usage ?? new Usage()
     this.#keys = new KeyRing(organizations)
     this.#faults = new Faults(this.#options)
     const db = new Database()

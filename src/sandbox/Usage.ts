@@ -92,6 +92,11 @@ export class Usage {
     })
   }
 
+  /** Whether it counted nothing yet. */
+  get empty(): boolean {
+    return this.#byLine.size === 0
+  }
+
   /** Forgets every count (a reset does). */
   clear(): void {
     this.#byLine.clear()

@@ -8,6 +8,7 @@ import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
 import { isPublicKey } from './credentials.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
+import { DEFAULT_JOURNAL_BYTES, parseJournalBytes } from './JournalBudget.js'
 import { parseLatency, type Latency } from './latency.js'
 import { parseRateLimit, type RateLimit } from './RateLimiter.js'
 import { scenarioNamed, sizedFor, type ScenarioName } from './scenarios.js'
@@ -41,6 +42,11 @@ export interface SandboxOptions {
   rateLimit?: string | RateLimit
   /** How many requests the journal keeps, newest first; default 1,000. */
   journalSize?: number
+  /**
+   * What the request journals may hold together: this sandbox's and its sessions' (`--journal-bytes`). Bytes, or a
+   * size such as `'256MiB'`; default 128 MiB. Past it, the journal holding the most loses its oldest entries first.
+   */
+  journalBytes?: number | string
   /** When set, `/_sandbox/` answers only `Authorization: Bearer <adminToken>`. */
   adminToken?: string
   /** Live mode: a caller rings every interval (`true`: 30 s; milliseconds; or `'10s'`, `'2m'`, `'500ms'`). */
@@ -67,6 +73,8 @@ export interface ResolvedOptions {
   errorRate: number
   rateLimit: RateLimit | undefined
   journalSize: number
+  /** What the journals may hold together, in bytes. */
+  journalBytes: number
   adminToken: string | undefined
   /** Live mode's interval in milliseconds; undefined when off. */
   live: number | undefined
@@ -135,6 +143,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     errorRate,
     rateLimit: options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit),
     journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+    journalBytes: options.journalBytes === undefined ? DEFAULT_JOURNAL_BYTES : parseJournalBytes(options.journalBytes),
     adminToken,
     live: parseInterval(options.live),
     records: options.records === undefined ? undefined : checkedRecords(options.records, organizations),
@@ -142,11 +151,22 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
 }
 
 const DEFAULT_LIVE_INTERVAL_MS = 30_000
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000 }
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/**
+ * A duration in milliseconds: `500ms`, `10s`, `2m`, `24h`, `7d`, or milliseconds; undefined for anything else.
+ *
+ * @example
+ * parseDuration('24h') // 86_400_000
+ */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})(ms|s|m|min|h|d)?$/.exec(text.trim())
+  return match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : undefined
+}
 
 /**
  * Live mode's interval: `true` is 30 s; a number is milliseconds; a string
- * is `500ms`, `10s`, `2m` or milliseconds. From 100 ms to an hour.
+ * is a duration (`500ms`, `10s`, `2m`) or milliseconds. From 100 ms to an hour.
  *
  * @example
  * parseInterval('10s') // 10_000
@@ -154,8 +174,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_00
 export function parseInterval(live: boolean | number | string | undefined): number | undefined {
   if (live === undefined || live === false) return undefined
   if (live === true) return DEFAULT_LIVE_INTERVAL_MS
-  const match = typeof live === 'string' ? /^(\d{1,7})(ms|s|m|min)?$/.exec(live.trim()) : undefined
-  const ms = typeof live === 'number' ? live : match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : NaN
+  const ms = typeof live === 'number' ? live : (parseDuration(live) ?? NaN)
   if (!Number.isSafeInteger(ms) || ms < 100 || ms > 3_600_000) {
     throw new TypeError(
       `live must be an interval from 100 ms to an hour, such as 30s, 2m or 5000; got ${JSON.stringify(live)}.`,

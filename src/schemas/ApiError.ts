@@ -21,6 +21,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   service_unavailable: 503,
   storage_unavailable: 503,
   session_exists: 409,
+  session_limit_reached: 503,
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_not_json: 502,

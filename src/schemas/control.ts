@@ -122,8 +122,13 @@ export type JournalContract = z.infer<typeof JournalContract>
 
 /** One side of an exchange as the journal keeps it. */
 export const JournalMessage = z.object({
-  /** By lower-cased name; several `Set-Cookie`s in one value, one a line (`\n`). */
+  /**
+   * By lower-cased name; several `Set-Cookie`s in one value, one a line (`\n`). Each value cut at 1 KiB (then
+   * `… (cut: <n> characters in all)`); at most 64 headers and 16 KiB of them.
+   */
   headers: z.record(z.string(), z.string()),
+  /** Whether headers were left out, past 64 of them or 16 KiB. */
+  headers_truncated: z.boolean(),
   /** The body as text (none: no body); cut at 4 KiB, then `body_truncated`. */
   body: z.string().nullable(),
   body_truncated: z.boolean(),
@@ -198,6 +203,8 @@ export type KeyUsage = z.infer<typeof KeyUsage>
 /** A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens. */
 export const SESSION_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 export const SESSION_NAME_MESSAGE = 'must be 1 to 64 letters, digits, dots, underscores or hyphens'
+/** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
+export const DEFAULT_SESSION = 'default'
 
 /**
  * Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the
@@ -228,6 +235,8 @@ export const SessionInfo = z.object({
   requests: z.int(),
   /** Whether its world is in memory now, or evicted (it comes back as it was at its next request). */
   in_memory: z.boolean(),
+  /** When the server forgets it unless it is used again (`--session-ttl`); null: never (the default session, or no TTL). */
+  expires_at: Timestamp.nullable(),
 })
 export type SessionInfo = z.infer<typeof SessionInfo>
 

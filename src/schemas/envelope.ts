@@ -38,6 +38,7 @@ export const ErrorCode = z.enum([
   'service_unavailable',
   'storage_unavailable',
   'session_exists',
+  'session_limit_reached',
   'upstream_unreachable',
   'upstream_timeout',
   'upstream_not_json',

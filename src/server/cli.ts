@@ -4,7 +4,9 @@ import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOpt
 import { parseInstant } from '../schemas/index.js'
 import { parseLatency } from '../sandbox/latency.js'
 import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
+import { parseJournalBytes } from '../sandbox/JournalBudget.js'
 import { parseRateLimit } from '../sandbox/RateLimiter.js'
+import { parseSessionTtl } from '../sessions/expiry.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
 import { type RunningServer, startServer } from './startServer.js'
@@ -71,11 +73,27 @@ const program = new Command()
     'without --admin-token: host names /_sandbox/ answers to beside loopback ones (comma-separated; .example.test: it and its subdomains; all: any)',
     checked(parseAllowedHosts),
   )
-  .option('--journal-size <n>', 'requests the journal keeps (default 1000)', integer(1, 1_000_000))
+  .option('--journal-size <n>', "requests each session's journal keeps (default 1000)", integer(1, 1_000_000))
+  .option(
+    '--journal-bytes <size>',
+    'what the journals of all sessions hold together, in bytes or such as 256MiB or 1GiB; past it, the journal holding the most loses its oldest entries first (default 128MiB)',
+    checked(parseJournalBytes),
+  )
   .option(
     '--max-sessions <n>',
-    'sessions (/sessions/{name}/) whose worlds stay in memory; past it, the least recently used idle one is evicted (default 200)',
+    'sessions (/sessions/{name}/) whose worlds stay in memory; past it, the least recently used idle one is evicted, its writes, journal and usage kept (default 200)',
     integer(1, 100_000),
+  )
+  .option(
+    '--session-limit <n>',
+    'sessions the server keeps in all, in memory or evicted; past it, a new session name is answered 503 session_limit_reached (default 10000)',
+    integer(1, 1_000_000),
+  )
+  .option(
+    '--session-ttl <period>',
+    'forget a session unused this long: its world, writes, journal and usage; such as 30m, 24h, 7d; 0 or off: never (default 24h; never the default session)',
+    // 0, not undefined, for none: undefined would be the default.
+    checked((text) => parseSessionTtl(text) ?? 0),
   )
   .option(
     '--proxy <url>',
@@ -136,7 +154,10 @@ const options = program.parse().opts<{
   allowedOrigins?: string[]
   allowedHosts?: string[] | 'all'
   journalSize?: number
+  journalBytes?: number
   maxSessions?: number
+  sessionLimit?: number
+  sessionTtl?: number
   proxy?: string
   proxyTimeout?: number
   record?: string
@@ -174,7 +195,7 @@ async function main(): Promise<void> {
       ),
       // Quoted: zsh (macOS's shell) takes an unquoted ? as a pattern.
       `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" "${running.url}/v1/calls?limit=2"`,
-      `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
+      `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; ${describeSessionLimits(sandbox.sessions)}); list them at ${running.url}/_sandbox/sessions`,
       `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health (${describeControlAccess(sandbox.options.adminToken, options.allowedOrigins)})`,
       `console: ${running.url}/_sandbox/console/ (requests live, the world, the clock, sessions)${options.metrics ? `; metrics: ${running.url}/_sandbox/metrics` : ''}`,
       ...(running.restored ? [describeRestored(running.restored)] : []),
@@ -205,6 +226,27 @@ function describeRestored({ path, entries, sessions, writes }: NonNullable<Runni
   if (entries === 0 && sessions === 0 && writes === 0) return `data: ${path} (new: every write is kept there)`
   const what = [`${writes} writes since the seed`, `${entries} log entries`, `${sessions} sessions`]
   return `data: ${path}, restored: ${what.join(', ')}`
+}
+
+function describeSessionLimits({
+  maxSessions,
+  sessionLimit,
+  sessionTtl,
+}: RunningServer['sandbox']['sessions']): string {
+  const limits = `up to ${maxSessions.toLocaleString('en')} in memory, ${sessionLimit.toLocaleString('en')} in all`
+  return sessionTtl === undefined ? limits : `${limits}, each forgotten after ${describeDuration(sessionTtl)} unused`
+}
+
+/** Milliseconds in the largest unit that divides them: `24 h`, `90 min`, `1500 ms`. */
+function describeDuration(ms: number): string {
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1_000],
+  ]
+  const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1]
+  return `${ms / size} ${unit}`
 }
 
 function describeControlAccess(adminToken: string | undefined, allowedOrigins: string[] | undefined): string {
