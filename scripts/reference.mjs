@@ -23,7 +23,7 @@ const WHEN = {
   expectation_failed: 'An `Expect` header other than `100-continue`.',
   unsupported_media_type: 'A body not sent as `Content-Type: application/json`.',
   validation_failed:
-    'Body fields are wrong; `details` lists every bad field with a code: `required`, `invalid_type`, `invalid_format`, `invalid_choice`, `too_long`, `unknown_field`.',
+    'Body fields are wrong; `details` lists the first 20 bad fields, each with a code (`required`, `invalid_type`, `invalid_format`, `invalid_choice`, `too_long`, `unknown_field`), and the message counts the rest.',
   rate_limited: 'Over `--rate-limit`; `Retry-After` says when to retry.',
   internal_error: 'Asked for (`Prefer: code=500`, `--error-rate`), or a failure of the sandbox itself.',
   service_unavailable: 'Asked for (`Prefer: code=503`, `--error-rate`), or not ready (`/_sandbox/ready`).',

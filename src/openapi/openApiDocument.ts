@@ -20,6 +20,7 @@ import {
 } from '../schemas/index.js'
 import { documentExamples } from './documentExamples.js'
 import { isObject } from '../schemas/isObject.js'
+import { MAX_LISTED } from '../schemas/parseBody.js'
 
 /*
  * The OpenAPI 3.1 document, made from the routes and the zod schemas the
@@ -87,7 +88,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'A contact with this phone already exists (`contact_exists`; `details.contact_id` names it), or a session of that name (`session_exists`).',
   413: 'The body is over 64 KiB.',
   415: 'The body is not sent as JSON.',
-  422: 'Body fields are wrong; `details` lists every bad field.',
+  422: `Body fields are wrong; \`details\` lists the first ${MAX_LISTED} bad fields, and the message counts the rest.`,
   429: 'Over the simulated rate limit; `Retry-After` says when to retry.',
   500: 'A failure: asked for (`Prefer: code=500`, `--error-rate`), or of the sandbox itself.',
   503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), or a write the store did not take (`storage_unavailable`).',
