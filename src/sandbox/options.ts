@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
+import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
 import type { WorldOf } from '../schemas/snapshot.js'
 import type { WorldRecords } from '../schemas/stored.js'
 import { iso } from '../world/iso.js'
@@ -169,12 +170,9 @@ function toEpochMs(now: string | number | Date): number {
     )
   }
   // The world reaches 90 days back and books appointments weeks ahead: both must stay in the clock's range.
-  if (ms < SEEDABLE.min || ms > SEEDABLE.max)
-    throw new RangeError(`now must be from 1971 to the year 8999; got ${String(now)}.`)
+  if (!inRange(ms, SEED_RANGE)) throw new RangeError(`now must be from ${rangeText(SEED_RANGE)}; got ${String(now)}.`)
   return ms
 }
-
-const SEEDABLE = { min: Date.UTC(1971, 0, 1), max: Date.UTC(8999, 0, 1) }
 
 function normalizeBaseUrl(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined) return undefined

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
 import { E164_MESSAGE, E164_PATTERN, Scope, Timestamp, Uuid } from './common.js'
+import { parseInstant } from './instant.js'
+import { inRange, rangeText, SEED_RANGE } from './instantRange.js'
 import { byKind } from './stored.js'
 
 /*
@@ -199,7 +201,10 @@ export const CreateSessionRequest = z.strictObject({
   seed: z.int({ error: 'must be an integer' }).min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   now: z
     .string({ error: 'must be a string' })
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+    .datetime({ offset: true, abort: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+    .refine((text) => inRange(parseInstant(text), SEED_RANGE), {
+      error: `must be from ${rangeText(SEED_RANGE)}: the world reaches 90 days back and weeks ahead of it`,
+    })
     .optional(),
   scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),
   calls: z.int({ error: 'must be an integer' }).min(0).max(100_000, 'must be at most 100000').optional(),

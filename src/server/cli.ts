@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
+import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
 import { parseLatency } from '../sandbox/latency.js'
 import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
 import { parseRateLimit } from '../sandbox/RateLimiter.js'
@@ -206,6 +207,10 @@ function integer(min: number, max: number) {
 function instant(text: string): number {
   const ms = parseInstant(text)
   if (ms === undefined) throw new InvalidArgumentError('expected an ISO 8601 date-time such as 2026-11-20T12:00:00Z.')
+  if (!inRange(ms, SEED_RANGE))
+    throw new InvalidArgumentError(
+      `expected an instant from ${rangeText(SEED_RANGE)}: the world reaches 90 days back and weeks ahead of it.`,
+    )
   return ms
 }
 
