@@ -16,6 +16,7 @@ import {
   Meta,
   Organization,
   Scope,
+  SESSION_NAME_RULE,
   Uuid,
 } from '../schemas/index.js'
 import { documentExamples } from './documentExamples.js'
@@ -133,7 +134,7 @@ function serversOf(base: string, session: string | undefined): object[] {
       url: `${base}${SESSION_PREFIX}/{session}`,
       description: 'A session of its own: the same API over a world no other session sees',
       variables: {
-        session: { default: 'my-session', description: '1 to 64 letters, digits, dots, underscores or hyphens' },
+        session: { default: 'my-session', description: SESSION_NAME_RULE },
       },
     },
   ]

@@ -188,9 +188,14 @@ export const KeyUsage = z.object({
 })
 export type KeyUsage = z.infer<typeof KeyUsage>
 
-/** A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens. */
-export const SESSION_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
-export const SESSION_NAME_MESSAGE = 'must be 1 to 64 letters, digits, dots, underscores or hyphens'
+/**
+ * A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens, and not
+ * `.` or `..`, which a URL resolves away (`/sessions/../v1/me` is `/v1/me`): no URL would reach that session.
+ */
+export const SESSION_NAME_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/
+/** What a session name is, as the document and the errors say it. */
+export const SESSION_NAME_RULE = '1 to 64 letters, digits, dots, underscores or hyphens (but not . or .. alone)'
+export const SESSION_NAME_MESSAGE = `must be ${SESSION_NAME_RULE}`
 
 /**
  * Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the
