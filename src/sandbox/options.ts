@@ -5,7 +5,7 @@ import type { WorldOf } from '../schemas/snapshot.js'
 import type { WorldRecords } from '../schemas/stored.js'
 import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
-import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
+import { businessTypes, defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
 import { parseLatency, type Latency } from './latency.js'
@@ -85,6 +85,14 @@ const Organizations = z
         context.addIssue({ code: 'custom', message: `organization_id ${organization.organization_id} appears twice` })
       }
       ids.add(organization.organization_id)
+      // Checked here, not only by the seed: a world is seeded after the sandbox is made, and its errors come late.
+      if (!businessTypes.has(organization.business_type)) {
+        const known = [...businessTypes.keys()].join(', ')
+        context.addIssue({
+          code: 'custom',
+          message: `organization ${organization.organization_id} has business_type "${organization.business_type}"; known types: ${known}`,
+        })
+      }
       for (const { key } of organization.keys) {
         if (keys.has(key)) context.addIssue({ code: 'custom', message: `API key ${key} appears twice` })
         keys.add(key)
