@@ -20,6 +20,8 @@ const WHEN = {
   method_not_allowed: 'The path takes other methods; `Allow` lists them.',
   contact_exists: 'A contact of the organization has the phone; `details.contact_id` names it.',
   payload_too_large: 'A body over 64 KiB (over 1 MiB it is not read, and the connection closes).',
+  request_timeout:
+    'The server: a request whose headers and body did not all arrive within `--request-timeout` of its start (30 s); the connection closes.',
   expectation_failed: 'An `Expect` header other than `100-continue`.',
   unsupported_media_type: 'A body not sent as `Content-Type: application/json`.',
   validation_failed:

@@ -7,7 +7,7 @@ import { parseLatency } from '../sandbox/latency.js'
 import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
 import { parseRateLimit } from '../sandbox/RateLimiter.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
-import { type RunningServer, startServer } from './startServer.js'
+import { DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_RANGE, type RunningServer, startServer } from './startServer.js'
 
 const program = new Command()
   .name('call-sandbox')
@@ -82,6 +82,11 @@ const program = new Command()
     'with --proxy: save the upstream responses in this new file, a world to start from with --world (no key or header is written)',
   )
   .option('--world <file>', 'start from a recorded world (a file --record wrote) instead of the seed')
+  .option(
+    '--request-timeout <ms>',
+    `how long a request may take to arrive, headers and body, from its start; then 408 and the connection closes (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
+    integer(REQUEST_TIMEOUT_RANGE.min, REQUEST_TIMEOUT_RANGE.max),
+  )
   .option('-q, --quiet', 'no request log')
   .option('--no-metrics', 'no /_sandbox/metrics, and nothing counted for it')
   .addOption(
@@ -129,6 +134,7 @@ const options = program.parse().opts<{
   proxyTimeout?: number
   record?: string
   world?: string
+  requestTimeout?: number
   quiet?: boolean
   metrics: boolean
   log: 'text' | 'json'
