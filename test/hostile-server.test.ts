@@ -1,5 +1,5 @@
 import { connect } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ErrorEnvelope } from '../src/index.js'
 import { DEFAULT_REQUEST_TIMEOUT_MS, type RunningServer, startServer } from '../src/server/startServer.js'
 import { call, sandboxServer } from './support/proxies.js'
@@ -164,6 +164,20 @@ describe('the request timeout (--request-timeout)', () => {
     const answer = await call(`${proxy.url}/v1/me`)
     expect(answer.status).toBe(200)
     expect(answer.headers.get('x-sandbox-contract')).toBe('ok')
+  })
+
+  it('journals a body cut short by a client gone as a 400 invalid_json, not a 500', async () => {
+    const server = await sandboxServer()
+    const errors = vi.spyOn(console, 'error')
+    const { port } = new URL(server.url)
+    const received = new Promise((resolve) => server.server.once('request', resolve))
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(`${CONTACT_HEAD(100)}{"phone":`))
+    sockets.add(socket)
+    await received
+    socket.destroy()
+    await vi.waitFor(() => expect(server.sandbox.journal.entries(1)[0]?.status).toBe(400), { interval: 20 })
+    expect(errors).not.toHaveBeenCalled()
+    errors.mockRestore()
   })
 
   it('lets a keep-alive connection wait between requests', async () => {
