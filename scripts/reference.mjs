@@ -24,10 +24,12 @@ const WHEN = {
   method_not_allowed: 'The path takes other methods; `Allow` lists them.',
   contact_exists: 'A contact of the organization has the phone; `details.contact_id` names it.',
   payload_too_large: 'A body over 64 KiB (over 1 MiB it is not read, and the connection closes).',
+  request_timeout:
+    'The server: a request whose headers and body did not all arrive within `--request-timeout` of its start (30 s); the connection closes.',
   expectation_failed: 'An `Expect` header other than `100-continue`.',
   unsupported_media_type: 'A body not sent as `Content-Type: application/json`.',
   validation_failed:
-    'Body fields are wrong; `details` lists every bad field with a code: `required`, `invalid_type`, `invalid_format`, `invalid_choice`, `too_long`, `unknown_field`.',
+    'Body fields are wrong; `details` lists the first 20 bad fields, each with a code (`required`, `invalid_type`, `invalid_format`, `invalid_choice`, `too_long`, `unknown_field`), and the message counts the rest.',
   rate_limited: 'Over `--rate-limit`; `Retry-After` says when to retry.',
   internal_error: 'Asked for (`Prefer: code=500`, `--error-rate`), or a failure of the sandbox itself.',
   service_unavailable: 'Asked for (`Prefer: code=503`, `--error-rate`), or not ready (`/_sandbox/ready`).',

@@ -536,6 +536,7 @@ describe('the call-sandbox program', () => {
       '--proxy-timeout',
       '--record',
       '--world',
+      '--request-timeout',
       '--quiet',
     ]) {
       expect(cli.stdout(), `${flag} in:\n${cli.stdout()}`).toMatch(new RegExp(`^\\s+(-\\w, )?${flag}\\b`, 'm'))
@@ -644,6 +645,9 @@ describe('the call-sandbox program', () => {
     { args: ['--port', '70000'], message: /--port.*70000|70000.*port/i },
     { args: ['--seed', '-1'], message: /--seed.*-1|seed.*-1/i },
     { args: ['--now', 'yesterday'], message: /--now.*yesterday|yesterday.*now/i },
+    { args: ['--now', '9999-12-31T23:59:59Z'], message: /--now.*9999-12-31T23:59:59Z.*1971-01-01 to 8999-01-01/ },
+    { args: ['--now', '1970-06-01T00:00:00Z'], message: /--now.*1970-06-01T00:00:00Z.*1971-01-01 to 8999-01-01/ },
+    { args: ['--request-timeout', '0'], message: /--request-timeout.*0.*from 100 to 3600000/ },
     { args: ['--latency', 'fast'], message: /--latency.*fast|latency.*fast/i },
     { args: ['--organizations', '/nonexistent.json'], message: /\/nonexistent\.json/ },
     { args: ['--scenario', 'rainy'], message: /--scenario.*rainy|rainy.*scenario/i },

@@ -10,6 +10,7 @@ import { DOCUMENT } from '../openapi/documentPlane.js'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { echoed } from '../schemas/echoed.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 
@@ -84,7 +85,7 @@ export async function reply(
     const plane = planeOf(rest, server.planes)
     const root = `${SESSION_PREFIX}/${name}`
     if (!plane) {
-      const message = `No endpoint at ${path}. A session's API is under ${root}/v1/, its controls under ${root}/_sandbox/.`
+      const message = `No endpoint at ${echoed(path)}. A session's API is under ${root}/v1/, its controls under ${root}/_sandbox/.`
       return refuse(sandbox, request, new ApiError('not_found', message))
     }
     try {
@@ -178,7 +179,7 @@ function planeAt(path: string): { plane: Plane | undefined; below: string; name?
 }
 
 function badSessionName(name: string): ApiError {
-  return new ApiError('invalid_parameter', `A session name ${SESSION_NAME_MESSAGE}; got "${name}".`, {
+  return new ApiError('invalid_parameter', `A session name ${SESSION_NAME_MESSAGE}; got "${echoed(name)}".`, {
     param: 'session',
   })
 }

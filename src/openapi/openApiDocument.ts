@@ -17,10 +17,12 @@ import {
   Meta,
   Organization,
   Scope,
+  SESSION_NAME_RULE,
   Uuid,
 } from '../schemas/index.js'
 import { documentExamples } from './documentExamples.js'
 import { isObject } from '../schemas/isObject.js'
+import { MAX_LISTED } from '../schemas/parseBody.js'
 
 /*
  * The OpenAPI 3.1 document, made from the routes and the zod schemas the
@@ -88,7 +90,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'A contact with this phone already exists (`contact_exists`; `details.contact_id` names it), or a session of that name (`session_exists`).',
   413: 'The body is over 64 KiB.',
   415: 'The body is not sent as JSON.',
-  422: 'Body fields are wrong; `details` lists every bad field.',
+  422: `Body fields are wrong; \`details\` lists the first ${MAX_LISTED} bad fields, and the message counts the rest.`,
   429: 'Over the simulated rate limit; `Retry-After` says when to retry.',
   500: 'A failure: asked for (`Prefer: code=500`, `--error-rate`), or of the sandbox itself.',
   503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), a write the store did not take (`storage_unavailable`), or a new session past the limit (`session_limit_reached`, `--session-limit`).',
@@ -133,7 +135,7 @@ function serversOf(base: string, session: string | undefined): object[] {
       url: `${base}${SESSION_PREFIX}/{session}`,
       description: 'A session of its own: the same API over a world no other session sees',
       variables: {
-        session: { default: 'my-session', description: '1 to 64 letters, digits, dots, underscores or hyphens' },
+        session: { default: 'my-session', description: SESSION_NAME_RULE },
       },
     },
   ]

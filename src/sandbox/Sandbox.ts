@@ -7,11 +7,9 @@ import {
   type StoredAppointment,
   type StoredContact,
   type StoredLead,
-  type WorldRecords,
 } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 import { hash32 } from '../world/random.js'
-import { seedWorld } from '../world/seedWorld.js'
 import { recordsHash } from './checkedRecords.js'
 import { Clock } from './Clock.js'
 import { Endings } from './Endings.js'
@@ -31,6 +29,7 @@ import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptio
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
+import { startingWorld } from './startingWorld.js'
 import { countersOf, type Endpoint as UsageEndpoint, Usage } from './Usage.js'
 import type { WorldStore } from './WorldStore.js'
 import { type Kept, type Records, type Write, WriteQueue } from './WriteQueue.js'
@@ -108,7 +107,8 @@ export class Sandbox {
     this.#keys = new KeyRing(organizations)
     this.#faults = new Faults(this.#options)
     const db = new Database()
-    this.ready = db.load(records ?? seededWorld(seed, now, organizations))
+    // Seeded and loaded in slices, the event loop running between them: a big world does not stop other requests.
+    this.ready = startingWorld(records, seed, now, organizations).then((world) => db.load(world))
     // A world started from records draws its writes from streams of its own: see recordsHash.
     this.#writes = new WriteQueue(
       records === undefined ? seed : hash32(`${seed} ${recordsHash(records)}`),
@@ -215,7 +215,7 @@ export class Sandbox {
     if (options) {
       const { seed, now, organizations, records } = options
       const seeded = new Database()
-      await seeded.load(records ?? seededWorld(seed, now, organizations))
+      await seeded.load(await startingWorld(records, seed, now, organizations))
       replace(seeded)
       this.#options = options
       this.#keys = new KeyRing(organizations)
@@ -563,28 +563,4 @@ export class Sandbox {
   > {
     return this.#factories.addAppointment(call, appointment)
   }
-}
-
-/** The worlds seeded last, by seed, instant and organizations: sessions of one server share theirs. */
-const seeds = new Map<string, WorldRecords>()
-const SEEDS_KEPT = 4
-
-/**
- * The records a seed makes, generated once for the same seed, instant and
- * organizations.
- *
- * @note Safe to share: a database copies each record it loads, and never
- * changes what it was given (a call's message times and ending are only read).
- */
-function seededWorld(seed: number, now: number, organizations: readonly OrganizationFixture[]): WorldRecords {
-  const key = JSON.stringify([seed, now, organizations])
-  let world = seeds.get(key)
-  if (world) {
-    seeds.delete(key)
-  } else {
-    world = seedWorld({ seed, now, organizations })
-    if (seeds.size === SEEDS_KEPT) seeds.delete(seeds.keys().next().value!)
-  }
-  seeds.set(key, world)
-  return world
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
+import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
 import type { WorldOf } from '../schemas/snapshot.js'
 import type { WorldRecords } from '../schemas/stored.js'
 import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
-import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
+import { businessTypes, defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
 import { isPublicKey } from './credentials.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
@@ -93,6 +94,14 @@ const Organizations = z
         context.addIssue({ code: 'custom', message: `organization_id ${organization.organization_id} appears twice` })
       }
       ids.add(organization.organization_id)
+      // Checked here, not only by the seed: a world is seeded after the sandbox is made, and its errors come late.
+      if (!businessTypes.has(organization.business_type)) {
+        const known = [...businessTypes.keys()].join(', ')
+        context.addIssue({
+          code: 'custom',
+          message: `organization ${organization.organization_id} has business_type "${organization.business_type}"; known types: ${known}`,
+        })
+      }
       for (const { key } of organization.keys) {
         if (keys.has(key)) context.addIssue({ code: 'custom', message: `API key ${key} appears twice` })
         keys.add(key)
@@ -191,12 +200,9 @@ function toEpochMs(now: string | number | Date): number {
     )
   }
   // The world reaches 90 days back and books appointments weeks ahead: both must stay in the clock's range.
-  if (ms < SEEDABLE.min || ms > SEEDABLE.max)
-    throw new RangeError(`now must be from 1971 to the year 8999; got ${String(now)}.`)
+  if (!inRange(ms, SEED_RANGE)) throw new RangeError(`now must be from ${rangeText(SEED_RANGE)}; got ${String(now)}.`)
   return ms
 }
-
-const SEEDABLE = { min: Date.UTC(1971, 0, 1), max: Date.UTC(8999, 0, 1) }
 
 function normalizeBaseUrl(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined) return undefined

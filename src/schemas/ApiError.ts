@@ -13,6 +13,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   contact_exists: 409,
   payload_too_large: 413,
+  request_timeout: 408,
   expectation_failed: 417,
   unsupported_media_type: 415,
   validation_failed: 422,

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
 import { E164_MESSAGE, E164_PATTERN, Scope, Timestamp, Uuid } from './common.js'
+import { parseInstant } from './instant.js'
+import { inRange, rangeText, SEED_RANGE } from './instantRange.js'
 import { byKind } from './stored.js'
 
 /*
@@ -200,9 +202,14 @@ export const KeyUsage = z.object({
 })
 export type KeyUsage = z.infer<typeof KeyUsage>
 
-/** A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens. */
-export const SESSION_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
-export const SESSION_NAME_MESSAGE = 'must be 1 to 64 letters, digits, dots, underscores or hyphens'
+/**
+ * A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens, and not
+ * `.` or `..`, which a URL resolves away (`/sessions/../v1/me` is `/v1/me`): no URL would reach that session.
+ */
+export const SESSION_NAME_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/
+/** What a session name is, as the document and the errors say it. */
+export const SESSION_NAME_RULE = '1 to 64 letters, digits, dots, underscores or hyphens (but not . or .. alone)'
+export const SESSION_NAME_MESSAGE = `must be ${SESSION_NAME_RULE}`
 /** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
 export const DEFAULT_SESSION = 'default'
 
@@ -215,7 +222,10 @@ export const CreateSessionRequest = z.strictObject({
   seed: z.int({ error: 'must be an integer' }).min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   now: z
     .string({ error: 'must be a string' })
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+    .datetime({ offset: true, abort: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+    .refine((text) => inRange(parseInstant(text), SEED_RANGE), {
+      error: `must be from ${rangeText(SEED_RANGE)}: the world reaches 90 days back and weeks ahead of it`,
+    })
     .optional(),
   scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),
   calls: z.int({ error: 'must be an integer' }).min(0).max(100_000, 'must be at most 100000').optional(),

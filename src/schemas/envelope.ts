@@ -30,6 +30,7 @@ export const ErrorCode = z.enum([
   'method_not_allowed',
   'contact_exists',
   'payload_too_large',
+  'request_timeout',
   'expectation_failed',
   'unsupported_media_type',
   'validation_failed',

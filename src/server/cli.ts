@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
+import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
 import { parseLatency } from '../sandbox/latency.js'
 import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
 import { parseJournalBytes } from '../sandbox/JournalBudget.js'
@@ -9,7 +10,7 @@ import { parseRateLimit } from '../sandbox/RateLimiter.js'
 import { parseSessionTtl } from '../sessions/expiry.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
-import { type RunningServer, startServer } from './startServer.js'
+import { DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_RANGE, type RunningServer, startServer } from './startServer.js'
 
 const program = new Command()
   .name('call-sandbox')
@@ -110,6 +111,11 @@ const program = new Command()
     'with --proxy: save the upstream responses in this new file, a world to start from with --world (no key or header is written)',
   )
   .option('--world <file>', 'start from a recorded world (a file --record wrote) instead of the seed')
+  .option(
+    '--request-timeout <ms>',
+    `how long a request may take to arrive, headers and body, from its start; then 408 and the connection closes (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
+    integer(REQUEST_TIMEOUT_RANGE.min, REQUEST_TIMEOUT_RANGE.max),
+  )
   .option('-q, --quiet', 'no request log')
   .option('--no-metrics', 'no /_sandbox/metrics, and nothing counted for it')
   .addOption(
@@ -162,6 +168,7 @@ const options = program.parse().opts<{
   proxyTimeout?: number
   record?: string
   world?: string
+  requestTimeout?: number
   quiet?: boolean
   metrics: boolean
   log: 'text' | 'json'
@@ -267,6 +274,10 @@ function integer(min: number, max: number) {
 function instant(text: string): number {
   const ms = parseInstant(text)
   if (ms === undefined) throw new InvalidArgumentError('expected an ISO 8601 date-time such as 2026-11-20T12:00:00Z.')
+  if (!inRange(ms, SEED_RANGE))
+    throw new InvalidArgumentError(
+      `expected an instant from ${rangeText(SEED_RANGE)}: the world reaches 90 days back and weeks ahead of it.`,
+    )
   return ms
 }
 

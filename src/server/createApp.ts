@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { ApiError } from '../schemas/ApiError.js'
+import { echoed } from '../schemas/echoed.js'
 import { isSandboxPath } from '../handlers/answer.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
@@ -44,7 +45,7 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   app.use((request, response) => {
     const error = new ApiError(
       'not_found',
-      `No endpoint at ${request.path}. The API is under /v1/ (e.g. GET /v1/calls), the sandbox's controls under /_sandbox/, the reference at /docs.`,
+      `No endpoint at ${echoed(request.path)}. The API is under /v1/ (e.g. GET /v1/calls), the sandbox's controls under /_sandbox/, the reference at /docs.`,
     )
     sendReply(response, errorReply(sandbox, newRequestId(), error))
   })

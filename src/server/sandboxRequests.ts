@@ -4,6 +4,7 @@ import { isSandboxPath, methodOutsideFetch, reply, type ServerParts } from '../h
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { echoed } from '../schemas/echoed.js'
 import { fetchExchange } from './fetchExchange.js'
 import { type ControlAccess, type ControlAccessOptions, controlAccess } from './controlAccess.js'
 import { corsHeaders, crossOrigin } from './crossOrigin.js'
@@ -86,9 +87,13 @@ export async function answerSandboxRequest(
     return true
   }
   if (!url) {
-    const error = new ApiError('invalid_parameter', `The Host header (${request.headers.host}) is not a host name.`, {
-      param: 'Host',
-    })
+    const error = new ApiError(
+      'invalid_parameter',
+      `The Host header (${echoed(request.headers.host ?? '')}) is not a host name.`,
+      {
+        param: 'Host',
+      },
+    )
     sendReply(response, errorReply(sandbox, newRequestId(), error))
     return true
   }
@@ -116,7 +121,7 @@ function refusedByHttp(request: IncomingMessage): ApiError | undefined {
   }
   const expect = request.headers.expect
   if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
-    const message = `The sandbox meets no expectation but 100-continue; got Expect: ${expect}.`
+    const message = `The sandbox meets no expectation but 100-continue; got Expect: ${echoed(expect)}.`
     return new ApiError('expectation_failed', message, { param: 'Expect' })
   }
   return undefined

@@ -127,12 +127,15 @@ export class Sessions {
 
   /**
    * Creates a session with options of its own; throws a `SessionExistsError`
-   * when the name is taken. Without a name, one is made up.
+   * when the name is taken, and a `TypeError` or `RangeError` for options no
+   * world can be seeded from (`now` out of range). Without a name, one is made up.
    */
   async create(name: string | undefined, options: Omit<CreateSessionRequest, 'name'> = {}): Promise<SessionInfo> {
     const chosen = checkedName(name ?? newSessionName())
     if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
     const session = this.#admit(chosen, options)
+    // Options its world could not be seeded from are refused now, not at its first request.
+    resolveOptions(this.#optionsOf(session))
     this.#sessions.set(chosen, session)
     try {
       await this.#keep(session)
