@@ -60,7 +60,7 @@ const program = new Command()
   .addOption(
     new Option(
       '--admin-token <token>',
-      'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback. The variable keeps it out of ps',
+      'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback; give it in the environment to keep it out of ps',
     ).env('CALL_SANDBOX_ADMIN_TOKEN'),
   )
   .option(
