@@ -9,15 +9,17 @@ import { ApiError, createSandbox, ErrorCode, openApiDocument } from '../dist/esm
 /** When each error code comes: every code of the package must have a line (the script stops otherwise). */
 const WHEN = {
   invalid_parameter:
-    'A path or query parameter is malformed or out of range (`param` names it), or a header is (`Prefer`, `Host`).',
+    'A path or query parameter is malformed or out of range (`param` names it), or a header is (`Prefer`; `Host`: none on HTTP/1.1, two, or not a plain `host[:port]`), or the request target has user information.',
   unknown_parameter: 'A query parameter the endpoint does not take; `details.did_you_mean` names the nearest one.',
   invalid_cursor: 'A cursor that is damaged, of another endpoint, key or filters, or of another world.',
   invalid_json: 'A body that is not JSON, or not a JSON object.',
   unauthorized:
     'No `Authorization: Bearer <key>`, a malformed one, an unknown key; on the control plane, no admin token.',
   insufficient_scope: 'The key lacks the scope the endpoint needs; `details.required_scope` and `details.key_scopes`.',
+  client_not_allowed:
+    'Standalone server without an admin token: a control-plane request from another machine (a peer address that is not loopback). Nothing was done; give the server an admin token to serve other machines.',
   host_not_allowed:
-    'Standalone server without an admin token: a control-plane request whose `Host` is not this machine (loopback, the address it was reached at) or an `--allowed-hosts` name, as DNS rebinding sends. Nothing was done.',
+    'Standalone server without an admin token: a control-plane request whose `Host` is not a loopback name or address, nor an `--allowed-hosts` name, as DNS rebinding sends. Nothing was done.',
   origin_not_allowed:
     'Standalone server without an admin token: a control-plane request from a page of another origin (`Origin`, `Sec-Fetch-Site: cross-site` or `same-site`) not in `--allowed-origins`. Nothing was done.',
   not_found: 'No endpoint at the path (`details.did_you_mean`: the nearest one), or no record with the id.',

@@ -4,15 +4,13 @@
  * it. Raw headers over node:http, since fetch will not send Host or Sec-Fetch-Site; the same table for the command's
  * server and for `createApp` mounted in an Express app of one's own.
  */
-import { createServer, request, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import express from 'express'
+import { request } from 'node:http'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { answer, createSandbox, ErrorEnvelope } from '../src/index.js'
-import { type AppOptions, createApp } from '../src/server/createApp.js'
 import { parseAllowedHosts, parseAllowedOrigins } from '../src/server/controlAccess.js'
 import { startServer } from '../src/server/startServer.js'
 import { killChildren, listening, runCli } from './support/cli.js'
+import { commandServer, ENTRIES, type Entry } from './support/entries.js'
 import { NOW } from './support/transports.js'
 
 const OTHER_PAGE = 'http://evil.example'
@@ -51,41 +49,6 @@ function send(url: string, { method = 'GET', path, headers = {}, body }: Sent): 
     sent.end(body)
   })
 }
-
-/** A server entry under test: its URL and how to close it. */
-interface Entry {
-  url: string
-  close(): Promise<void>
-}
-
-/** The command's server: the listener ahead of Express, with the console and the metrics. */
-async function commandServer(options: Parameters<typeof startServer>[0] = {}): Promise<Entry> {
-  const running = await startServer({ port: 0, quiet: true, now: NOW, ...options })
-  return { url: running.url, close: running.close }
-}
-
-/** `createApp(sandbox)` mounted in an Express app of one's own, served by node:http on loopback. */
-async function mountedApp(options: AppOptions & { adminToken?: string } = {}): Promise<Entry> {
-  const { adminToken, ...appOptions } = options
-  const sandbox = createSandbox({ now: NOW, adminToken })
-  await sandbox.ready
-  const server: Server = createServer(express().use(createApp(sandbox, { quiet: true, ...appOptions })))
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      sandbox.stop()
-      sandbox.sessions.stop()
-      await new Promise((closed) => server.close(closed))
-    },
-  }
-}
-
-const ENTRIES = [
-  { name: 'the command', start: commandServer },
-  { name: 'createApp mounted in Express', start: mountedApp },
-]
 
 /** A page of another origin, by what a browser sends with its request. */
 const FROM_OTHER_PAGE = { Origin: OTHER_PAGE, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors' }

@@ -7,6 +7,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   invalid_json: 400,
   unauthorized: 401,
   insufficient_scope: 403,
+  client_not_allowed: 403,
   host_not_allowed: 403,
   origin_not_allowed: 403,
   not_found: 404,

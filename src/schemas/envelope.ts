@@ -24,6 +24,7 @@ export const ErrorCode = z.enum([
   'invalid_json',
   'unauthorized',
   'insufficient_scope',
+  'client_not_allowed',
   'host_not_allowed',
   'origin_not_allowed',
   'not_found',

@@ -60,9 +60,11 @@ const program = new Command()
     checked(parseRateLimit),
   )
   .option('--live [interval]', 'a caller rings every interval (default 30s; e.g. 10s, 2m)', checked(parseInterval))
-  .option(
-    '--admin-token <token>',
-    'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback',
+  .addOption(
+    new Option(
+      '--admin-token <token>',
+      'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback; give it in the environment to keep it out of ps',
+    ).env('CALL_SANDBOX_ADMIN_TOKEN'),
   )
   .option(
     '--allowed-origins <list>',
@@ -131,7 +133,7 @@ Examples:
   call-sandbox --port 8080 --seed 7 --now 2026-11-20T12:00:00Z
   call-sandbox --scenario degraded --rate-limit 60/min
   call-sandbox --live 10s --data ./sandbox-data.json
-  call-sandbox --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"
+  CALL_SANDBOX_ADMIN_TOKEN="$ADMIN_TOKEN" call-sandbox --host 0.0.0.0
   curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/v1/calls?limit=2
   curl -X POST http://127.0.0.1:4010/_sandbox/calls        (simulate an inbound call)
   curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/sessions/ci-1/v1/calls

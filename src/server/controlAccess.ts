@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { belowRoot, isControlPath, LIVENESS_PATH, READINESS_PATH } from '../http/paths.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { plainHostName } from './httpRefusals.js'
 
 /**
  * Who may call the control plane of a server without an admin token, beside this machine's own tools (curl, a test)
@@ -8,8 +9,7 @@ import { ApiError } from '../schemas/ApiError.js'
  */
 export interface ControlAccessOptions {
   /**
-   * Host names the control plane answers to beside loopback ones and the address the server is reached at
-   * (`--allowed-hosts`): `sandbox.test`, or `.sandbox.test` for it and every subdomain; `'all'` turns the check off.
+   * Host names the control plane answers to beside loopback ones (`--allowed-hosts`): `sandbox.test`, or `.sandbox.test` for it and every subdomain; `'all'` turns the check off.
    */
   allowedHosts?: readonly string[] | 'all'
   /** Origins whose pages may call the control plane and read its answers (`--allowed-origins`): `http://localhost:5173`. */
@@ -19,8 +19,8 @@ export interface ControlAccessOptions {
 /** Who may call the control plane, as one server entry applies it. */
 export interface ControlAccess {
   /**
-   * Why a request to `path` (below the server's root) may not reach the control plane: 403 `host_not_allowed` or
-   * `origin_not_allowed`. Undefined when it may, and for every path outside the control plane.
+   * Why a request to `path` (below the server's root) may not reach the control plane: 403 `client_not_allowed`,
+   * `host_not_allowed` or `origin_not_allowed`. Undefined when it may, and for every path outside the control plane.
    */
   refusal(request: IncomingMessage, path: string): ApiError | undefined
   /** What `Access-Control-Allow-Origin` an answer to `path` says to this request's page; undefined: nothing. */
@@ -38,10 +38,11 @@ const QUOTED_LENGTH = 100
 
 /**
  * The control plane's guard for a server entry (`createApp`, `sandboxRequests`). With an admin token, the token is
- * the guard: no Host or Origin is checked, and any page may read what it is answered, as with an API key (a page
- * that sends the token sends Authorization, which is preflighted). Without one, the control plane answers only
- * requests to this machine's own names and from pages of its own origin, and those `options` allow; its answers
- * carry CORS headers for an allowed origin only. The API and `/openapi.json` stay open to every origin.
+ * the guard: no peer, Host or Origin is checked, and any page may read what it is answered, as with an API key (a
+ * page that sends the token sends Authorization, which is preflighted). Without one, the control plane answers only
+ * connections from this machine (a loopback peer address, which no header can fake), sent to its own names, from
+ * tools and pages of its own origin, and the hosts and origins `options` allow; its answers carry CORS headers for
+ * an allowed origin only. The API, `/openapi.json` and the probes stay open to every client.
  *
  * @example
  * const access = controlAccess(sandbox.options.adminToken, { allowedOrigins: ['http://localhost:5173'] })
@@ -57,14 +58,20 @@ export function controlAccess(adminToken: string | undefined, options: ControlAc
       )
     return { refusal: () => undefined, allowOrigin: () => '*' }
   }
-  const allowsOrigin = (origin: string | undefined) => origin !== undefined && origins.has(originOf(origin) ?? '')
+  /** The origin as browsers serialise it, when it is allowed: what an answer names in Access-Control-Allow-Origin. */
+  const allowedOrigin = (origin: string | undefined) => {
+    const serialised = origin === undefined ? undefined : originOf(origin)
+    return serialised !== undefined && origins.has(serialised) ? serialised : undefined
+  }
   return {
     refusal(request, path) {
       if (!isGuarded(path)) return undefined
+      const peer = request.socket?.remoteAddress
+      if (!isLoopbackAddress(peer)) return clientRefusal(peer)
       const { host, origin } = request.headers
       // No Host at all is HTTP/1.0 from a tool: a browser always sends one.
-      if (hosts !== 'all' && host !== undefined && !isOwnHost(request, host, hosts)) return hostRefusal(host)
-      if (allowsOrigin(origin)) return undefined
+      if (hosts !== 'all' && host !== undefined && !isOwnHost(host, hosts)) return hostRefusal(host)
+      if (allowedOrigin(origin) !== undefined) return undefined
       const site = request.headers['sec-fetch-site']
       if (site !== undefined && FROM_ANOTHER_SITE.has(site)) return originRefusal(origin, site)
       if (origin !== undefined && !isOwnOrigin(origin, host)) return originRefusal(origin, site)
@@ -72,8 +79,7 @@ export function controlAccess(adminToken: string | undefined, options: ControlAc
     },
     allowOrigin(request, path) {
       if (!isControlPath(belowRoot(path))) return '*'
-      const { origin } = request.headers
-      return allowsOrigin(origin) ? origin : undefined
+      return allowedOrigin(request.headers.origin)
     },
   }
 }
@@ -165,24 +171,25 @@ function urlOf(text: string): URL | undefined {
 }
 
 /**
- * Whether a Host names this machine: a loopback name or address, the address the request came in at (a server
- * bound to a LAN address is reached at it), or an allowed host. Anything else is a name a page of a rebound domain
- * (DNS rebinding) or a stranger would send.
+ * Whether a connection's peer is this machine: 127.0.0.0/8, ::1, or 127.0.0.0/8 mapped into IPv6. No address (a
+ * socket already closed, a pipe) is not.
  */
-function isOwnHost(request: IncomingMessage, host: string, allowed: readonly AllowedHost[]): boolean {
-  const name = urlOf(`http://${host}`)?.hostname
+function isLoopbackAddress(address: string | undefined): boolean {
+  return address !== undefined && (address === '::1' || /^(?:::ffff:)?127\.\d+\.\d+\.\d+$/i.test(address))
+}
+
+/**
+ * Whether a Host names this machine: a loopback name or address, or an allowed host. Anything else is a name a page
+ * of a rebound domain (DNS rebinding) would send. The peer is loopback already, so the server's other addresses
+ * need no rule of their own: a client of this machine reaches it at a loopback one.
+ */
+function isOwnHost(host: string, allowed: readonly AllowedHost[]): boolean {
+  // A name with its root's trailing dot (`localhost.`) is the same name.
+  const name = plainHostName(host)?.replace(/\.$/, '')
   if (name === undefined) return false
   if (name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name))
     return true
-  if (name === addressOf(request)) return true
   return allowed.some((entry) => name === entry.name || (entry.subdomains && name.endsWith(`.${entry.name}`)))
-}
-
-/** The local address the request came in at, as a URL's host name writes it (`[fe80::1]`, `192.168.1.5`). */
-function addressOf(request: IncomingMessage): string | undefined {
-  const address = request.socket?.localAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '')
-  if (address === undefined) return undefined
-  return address.includes(':') ? `[${address}]` : address
 }
 
 /**
@@ -195,11 +202,19 @@ function isOwnOrigin(origin: string, host: string | undefined): boolean {
   return given !== undefined && (given === originOf(`http://${host}`) || given === originOf(`https://${host}`))
 }
 
+function clientRefusal(peer: string | undefined): ApiError {
+  return new ApiError(
+    'client_not_allowed',
+    `Without an admin token the control plane answers this machine only (a connection from loopback); this one came from ${peer ?? 'no address'}. To let other machines drive it, start the server with an admin token (CALL_SANDBOX_ADMIN_TOKEN or --admin-token; adminToken in code), which they then send.`,
+  )
+}
+
 function hostRefusal(host: string): ApiError {
-  const name = urlOf(`http://${host}`)?.hostname ?? '<that name>'
+  const name = plainHostName(host)
+  const named = name === undefined ? 'no host name' : quoted(host)
   return new ApiError(
     'host_not_allowed',
-    `The control plane answers requests to this machine's own names (localhost, 127.0.0.1, [::1]); this one names ${quoted(host)}, as a page of a domain rebound to this machine would. To call it by that name, start the server with --allowed-hosts ${quoted(name)} (or --admin-token).`,
+    `The control plane answers requests to this machine's own names (localhost, 127.0.0.1, [::1]); this one names ${named}, as a page of a domain rebound to this machine would. To call it by that name, start the server with --allowed-hosts ${quoted(name ?? '<that name>')} (or --admin-token).`,
     { param: 'Host' },
   )
 }

@@ -7,8 +7,9 @@ import { errorReply, unexpected } from '../http/respond.js'
 import { referencePages } from './referencePages.js'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { controlAccess } from './controlAccess.js'
-import { crossOrigin } from './crossOrigin.js'
+import { corsHeaders, crossOrigin } from './crossOrigin.js'
 import { requestLog, sendReply } from './httpAnswers.js'
+import { refusedByHttp } from './httpRefusals.js'
 import { answerSandboxRequest, type EntryOptions, pathOf, type SandboxEntry, urlOf } from './sandboxRequests.js'
 
 /**
@@ -21,10 +22,12 @@ export type AppOptions = EntryOptions
  * The standalone server as an Express app: the sandbox's requests answered
  * by its dispatch, the reference at `/docs`, CORS for browser apps on other
  * origins (the control plane for those `options` allow only), one log line
- * per request, and JSON errors for the rest.
+ * per request, and JSON errors for the rest. Without an admin token its
+ * control plane answers this machine only (see `controlAccess`): bind it
+ * to loopback, or give the sandbox an `adminToken` to serve others.
  *
  * @example
- * createApp(createSandbox()).listen(4010)
+ * createApp(createSandbox()).listen(4010, '127.0.0.1')
  */
 export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}): Express {
   const app = express()
@@ -34,7 +37,13 @@ export function createApp(sandbox: SandboxWithHandlers, options: AppOptions = {}
   const entry: SandboxEntry = { sandbox, access: controlAccess(sandbox.options.adminToken, options) }
   app.use((request, response, next) => {
     log?.(request, response)
-    if (!crossOrigin(entry, request, response, pathOf(request, urlOf(request)))) next()
+    const path = pathOf(request, urlOf(request))
+    const refusal = refusedByHttp(request)
+    if (refusal) {
+      corsHeaders(entry.access, request, response, path)
+      return sendReply(response, errorReply(sandbox, newRequestId(), refusal))
+    }
+    if (!crossOrigin(entry, request, response, path)) next()
   })
   // The interactive API reference, with its assets served from here: it works offline.
   app.use('/docs', referencePages())

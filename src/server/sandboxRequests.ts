@@ -4,11 +4,11 @@ import { isSandboxPath, methodOutsideFetch, reply, type ServerParts } from '../h
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { echoed } from '../schemas/echoed.js'
 import { fetchExchange } from './fetchExchange.js'
 import { type ControlAccess, type ControlAccessOptions, controlAccess } from './controlAccess.js'
 import { corsHeaders, crossOrigin } from './crossOrigin.js'
 import { type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
+import { refusedByHttp } from './httpRefusals.js'
 
 /** The request log's options, and who may call the control plane (`controlAccess`). */
 export type EntryOptions = LogOptions & ControlAccessOptions
@@ -23,8 +23,8 @@ export interface SandboxEntry {
 }
 
 /**
- * The standalone server's listener: what HTTP itself refuses (no Host, an
- * unmet Expect), then a request to one of the sandbox's paths (its API, in
+ * The standalone server's listener: what HTTP itself refuses (no Host or
+ * two, a Host that is no plain host, an unmet Expect), then a request to one of the sandbox's paths (its API, in
  * proxy mode the upstream's; its control plane, sessions and document),
  * its preflight included, answered by `answerSandboxRequest` with the CORS
  * headers and the log line the app gives every answer. The rest (the
@@ -69,8 +69,8 @@ export function sandboxRequests(
 /**
  * Answers a request to one of the sandbox's paths over HTTP, in the app and
  * ahead of it alike: a method fetch cannot carry (TRACE, TRACK) as its plane
- * would answer another method it does not take; a Host that makes no URL
- * (`url` undefined) with a 400; a request the control plane does not take
+ * would answer another method it does not take; a Host or target that makes
+ * no URL (`url` undefined) with a 400; a request the control plane does not take
  * from that host or page with a 403, before any endpoint sees it; the rest
  * through the sandbox's dispatch (`reply`, the function its msw handler calls
  * too). False when the dispatch has no answer (a sandbox with a base URL
@@ -87,13 +87,7 @@ export async function answerSandboxRequest(
     return true
   }
   if (!url) {
-    const error = new ApiError(
-      'invalid_parameter',
-      `The Host header (${echoed(request.headers.host ?? '')}) is not a host name.`,
-      {
-        param: 'Host',
-      },
-    )
+    const error = refusedByHttp(request) ?? new ApiError('invalid_parameter', 'The request target is no path or URL.')
     sendReply(response, errorReply(sandbox, newRequestId(), error))
     return true
   }
@@ -110,27 +104,14 @@ export async function answerSandboxRequest(
 }
 
 /**
- * What HTTP itself refuses, or undefined: an HTTP/1.1 request without a Host
- * (RFC 9112, 3.2), an expectation other than `100-continue` (RFC 9110, 10.1.1).
+ * The request's URL, or undefined when its Host or target makes none (`exa[mple`, `a:99999`) or makes one with user
+ * information, which a fetch `Request` refuses to be made with (a 500 quoting the password, were it let through):
+ * `refusedByHttp` says why.
  */
-function refusedByHttp(request: IncomingMessage): ApiError | undefined {
-  if (request.headers.host === undefined && request.httpVersion === '1.1') {
-    return new ApiError('invalid_parameter', 'The request has no Host header, which HTTP/1.1 requires.', {
-      param: 'Host',
-    })
-  }
-  const expect = request.headers.expect
-  if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
-    const message = `The sandbox meets no expectation but 100-continue; got Expect: ${echoed(expect)}.`
-    return new ApiError('expectation_failed', message, { param: 'Expect' })
-  }
-  return undefined
-}
-
-/** The request's URL, or undefined when its Host is no host (`exa[mple`, `a:99999`): the app answers that one. */
 export function urlOf(request: IncomingMessage): URL | undefined {
   try {
-    return new URL(request.url ?? '/', `http://${request.headers.host}`)
+    const url = new URL(request.url ?? '/', `http://${request.headers.host}`)
+    return url.username === '' && url.password === '' ? url : undefined
   } catch {
     return undefined
   }

@@ -24,7 +24,7 @@ it("starts the guide's fleet commands as one sandbox over one Redis", async () =
   const servers = await Promise.all(
     commands.map(async (command) => {
       const args = command.args(env).map((word) => (word.startsWith('redis://') ? redis.url : word))
-      const cli = runCli([...args, '--port', '0'])
+      const cli = runCli([...args, '--port', '0'], command.variables(env))
       return { cli, ...(await listening(cli)) }
     }),
   )
