@@ -34,6 +34,15 @@ describe('Scrubber.text', () => {
     expect(odd.text('?p=pa%22ss%5Cwo+rd%2Fx1')).toBe('?p=…d/x1')
   })
 
+  it('finds a secret too long or too many for the pattern as sent', () => {
+    const long = `tok_${'Ab'.repeat(30_000)}wxyz`
+    const many = Array.from({ length: 40 }, (_, i) => `cookie-value-${String(i).padStart(4, '0')}`)
+    const scrubber = new Scrubber([long, ...many])
+    expect(scrubber.text(`[${long}]`)).toBe('[…wxyz]')
+    expect(scrubber.text(many.join(' '))).toBe(many.map((value) => `…${value.slice(-4)}`).join(' '))
+    expect(scrubber.text(`{"notes":"${long.slice(0, 4_000)}`, true)).toBe('{"notes":"…')
+  })
+
   it('replaces the longer of two secrets, one inside the other, whole', () => {
     expect(new Scrubber(['token-0123456789', 'token-0123456789-and-more']).text('token-0123456789-and-more')).toBe(
       '…more',
@@ -43,6 +52,7 @@ describe('Scrubber.text', () => {
   it.each([
     ['a text cut with …', `got <p>Bearer ${ORG_KEY.slice(0, 12)}…`, 'got <p>Bearer …'],
     ['a body cut at its end', `{"notes":"${ADMIN.slice(0, 9)}`, '{"notes":"…'],
+    ['a value shortened inside its quotes', `"<p>Bearer ${ORG_KEY.slice(0, 12)}"`, '"<p>Bearer …"'],
     ['no more than 4 characters of one', 'ends in sk_l…', 'ends in sk_l…'],
     ['a whole one, then a cut', `${ORG_KEY} and ${ORG_KEY.slice(0, 6)}…`, '…wxyz and …'],
   ])('drops the beginning of a secret at the end of %s', (_, text, scrubbed) => {

@@ -9,6 +9,16 @@ import { credentialsOf, isCredentialName, isPartOfPublicKey, isPublicKey, shownC
  */
 export const SCRUBBED_FROM = 8
 
+/** The beginning of a secret a cut text may keep: no more than the 4 characters `shownCredential` shows. */
+const CUT_SHOWN_FROM = 5
+/** Places a cut secret's beginning is looked for at. */
+const CUT_TRIES = 16
+/** The longest secret found encoded as well as sent, and how many are: the pattern stays small whatever is sent. */
+const PATTERNED_UP_TO = 256
+const PATTERNED_SECRETS = 16
+/** What may follow a value's cut: `…`, a closing quote, or both. */
+const CUT_TAIL = /[…"]{0,2}$/
+
 /** What the value rule needs of a world: its admin token and its keys. */
 export interface SecretHolder {
   readonly options: { readonly adminToken?: string | undefined }
@@ -42,15 +52,22 @@ export class Scrubber {
   readonly #pattern: RegExp | undefined
   /** What the secret of each group shows as. */
   readonly #shown: readonly string[]
+  /** Secrets too long or too many for the pattern (a header of 60 KB), found as sent only, and what they show as. */
+  readonly #literal: readonly (readonly [string, string])[]
   readonly #secrets: readonly string[]
 
   constructor(secrets: readonly string[], adminToken?: string) {
     this.#secrets = [...new Set(secrets)].sort((a, b) => b.length - a.length)
-    this.#shown = this.#secrets.map((secret) => shownCredential(secret, adminToken))
+    const patterned = this.#secrets.filter((secret) => secret.length <= PATTERNED_UP_TO).slice(0, PATTERNED_SECRETS)
+    const shown = (secret: string) => shownCredential(secret, adminToken)
+    this.#shown = patterned.map(shown)
+    this.#literal = this.#secrets
+      .filter((secret) => !patterned.includes(secret))
+      .map((secret) => [secret, shown(secret)])
     this.#pattern =
       this.#secrets.length === 0
         ? undefined
-        : new RegExp(this.#secrets.map((secret) => `(${patternOf(secret)})`).join('|'), 'g')
+        : new RegExp(patterned.map((secret) => `(${patternOf(secret)})`).join('|') || '(?!)', 'g')
   }
 
   /** Whether it has anything to find. */
@@ -64,7 +81,9 @@ export class Scrubber {
    */
   text(text: string, cut = false): string {
     if (this.#pattern === undefined) return text
-    const replaced = text.replace(this.#pattern, (...groups: unknown[]) => {
+    let replaced = text
+    for (const [secret, shown] of this.#literal) replaced = replaced.replaceAll(secret, shown)
+    replaced = replaced.replace(this.#pattern, (...groups: unknown[]) => {
       const index = groups.findIndex((group, i) => i > 0 && group !== undefined)
       return this.#shown[index - 1]!
     })
@@ -80,20 +99,26 @@ export class Scrubber {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.value(item)])) as T
   }
 
-  /** A text cut short, without the beginning of a secret at its end (before a `…`), of 5 characters or more. */
+  /**
+   * A text cut short, without the beginning of a secret at its end, of 5 characters or more: before the `…` or the
+   * closing `"` of a shortened value, if any.
+   */
   #withoutCutSecret(text: string): string {
-    const end = text.endsWith('…') ? text.length - 1 : text.length
+    const tail = CUT_TAIL.exec(text)![0]
+    const end = text.length - tail.length
     for (const secret of this.#secrets) {
-      for (let length = Math.min(secret.length - 1, end); length >= CUT_SHOWN_FROM; length--) {
-        if (text.startsWith(secret.slice(0, length), end - length)) return `${text.slice(0, end - length)}…`
+      // Where the secret's first characters are, from the end: bounded, as a secret of one letter repeated would not be.
+      const beginning = secret.slice(0, CUT_SHOWN_FROM)
+      let at = text.lastIndexOf(beginning, end - CUT_SHOWN_FROM)
+      for (let tries = 0; at !== -1 && end - at < secret.length && tries < CUT_TRIES; tries++) {
+        if (secret.startsWith(text.slice(at, end)))
+          return `${text.slice(0, at)}${tail.startsWith('…') ? '' : '…'}${tail}`
+        at = at === 0 ? -1 : text.lastIndexOf(beginning, at - 1)
       }
     }
     return text
   }
 }
-
-/** The beginning of a secret a cut text may keep: no more than the 4 characters `shownCredential` shows. */
-const CUT_SHOWN_FROM = 5
 
 /** The secrets of each world, found again when its organizations change (a scenario swap). */
 const known = new WeakMap<SecretHolder, { organizations: SecretHolder['organizations']; scrubber: Scrubber }>()
