@@ -121,19 +121,27 @@ export class Scrubber {
 }
 
 /** The secrets of each world, found again when its organizations change (a scenario swap). */
-const known = new WeakMap<SecretHolder, { organizations: SecretHolder['organizations']; scrubber: Scrubber }>()
+const known = new WeakMap<
+  SecretHolder,
+  { organizations: SecretHolder['organizations']; secrets: ReadonlySet<string>; scrubber: Scrubber }
+>()
 
 /**
  * The value rule for what is not a request's (a server's error before any
  * request is read): the secrets `world` knows. Made once a world.
  */
 export function knownScrubber(world: SecretHolder): Scrubber {
+  return knownOf(world).scrubber
+}
+
+function knownOf(world: SecretHolder) {
   const cached = known.get(world)
-  if (cached?.organizations === world.organizations) return cached.scrubber
+  if (cached?.organizations === world.organizations) return cached
   const secrets = knownSecrets(world)
   const scrubber = secrets.length === 0 ? Scrubber.NONE : new Scrubber(secrets, world.options.adminToken)
-  known.set(world, { organizations: world.organizations, scrubber })
-  return scrubber
+  const made = { organizations: world.organizations, secrets: new Set(secrets), scrubber }
+  known.set(world, made)
+  return made
 }
 
 function knownSecrets({ options, organizations }: SecretHolder): string[] {
@@ -143,25 +151,28 @@ function knownSecrets({ options, organizations }: SecretHolder): string[] {
 
 /**
  * The value rule for one request: the secrets `world` knows and the
- * credentials `headers` and `query` carry. `Scrubber.NONE` when there are
- * none: the usual request (a built-in key, no admin token) makes nothing.
+ * credentials `headers` and `query` carry. The world's own when the request
+ * carried no other (a built-in key, a key of the user's own, the admin
+ * token): `Scrubber.NONE`, nothing to do, for the usual request.
  */
 export function scrubberOf(
   world: SecretHolder,
   headers: Iterable<[string, string]>,
   query: URLSearchParams | undefined,
 ): Scrubber {
+  const { secrets, scrubber } = knownOf(world)
   const sent: string[] = []
-  for (const [name, value] of headers) for (const credential of credentialsOf(name, value)) keep(sent, credential)
-  if (query) for (const [name, value] of query) if (isCredentialName(name)) keep(sent, value)
-  const scrubber = knownScrubber(world)
+  for (const [name, value] of headers)
+    for (const credential of credentialsOf(name, value)) keep(sent, credential, secrets)
+  if (query) for (const [name, value] of query) if (isCredentialName(name)) keep(sent, value, secrets)
   if (sent.length === 0) return scrubber
-  return new Scrubber([...knownSecrets(world), ...sent], world.options.adminToken)
+  return new Scrubber([...secrets, ...sent], world.options.adminToken)
 }
 
 /** Keeps a credential the request carried, when the value rule is to look for it. */
-function keep(sent: string[], credential: string): void {
-  if (credential.length >= SCRUBBED_FROM && !isPartOfPublicKey(credential)) sent.push(credential)
+function keep(sent: string[], credential: string, known: ReadonlySet<string>): void {
+  if (credential.length >= SCRUBBED_FROM && !known.has(credential) && !isPartOfPublicKey(credential))
+    sent.push(credential)
 }
 
 const requests = new WeakMap<Request, Scrubber>()
