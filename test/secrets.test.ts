@@ -4,9 +4,10 @@ import { sessionRoutes } from '../src/control/sessionRoutes.js'
 import { routes } from '../src/http/routes.js'
 import { answer, createSandbox } from '../src/index.js'
 import { isCredentialName } from '../src/sandbox/credentials.js'
-import type { RunningServer, ServerOptions } from '../src/server/startServer.js'
+import type { RunningServer } from '../src/server/startServer.js'
 import { defaultOrganizations } from '../src/world/fixtures.js'
 import { call, fakeUpstream, sandboxServer } from './support/proxies.js'
+import { expectNoLeak, loggedServer, logLines } from './support/secrets.js'
 import { inProcess, NOW } from './support/transports.js'
 
 /*
@@ -45,37 +46,6 @@ const CARRIERS: Array<{ name: string; headers: Record<string, string>; secrets: 
     secrets: ['tok_a1b2', 'tok_c3d4', 'tok_e5f6'],
   },
 ]
-
-/** Any run of 5 characters of `secret` in `text`: more than the last 4 a credential may show. */
-function leaked(text: string, secret: string): string | undefined {
-  for (let start = 0; start + 5 <= secret.length; start++) {
-    const run = secret.slice(start, start + 5)
-    if (text.includes(run)) return run
-  }
-  return undefined
-}
-
-function expectNoLeak(text: string, secrets: readonly string[]): void {
-  for (const secret of secrets) expect(leaked(text, secret), `${secret} in ${text}`).toBeUndefined()
-}
-
-/** A standalone sandbox writing its log (JSON unless told) into `lines`. */
-async function loggedServer(options: ServerOptions = {}): Promise<{ server: RunningServer; lines: string[] }> {
-  const lines: string[] = []
-  const server = await sandboxServer({
-    logFormat: 'json',
-    ...options,
-    quiet: false,
-    log: (line) => lines.push(line),
-  })
-  return { server, lines }
-}
-
-/** The server's JSON log lines, once there are `count` of them (each is written once its answer has gone out). */
-async function logLines(lines: string[], count: number): Promise<any[]> {
-  await vi.waitFor(() => expect(lines).toHaveLength(count))
-  return lines.map((line) => JSON.parse(line))
-}
 
 /** Sends every carrier, with `sk_sandbox_all` beside those that are no Authorization, so they reach an endpoint. */
 async function sendCarriers(server: RunningServer): Promise<void> {

@@ -1,5 +1,6 @@
 import { publicKeysOf, shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
 import { keptBody, keptHeaders } from '../sandbox/Journal.js'
+import { requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
@@ -199,47 +200,66 @@ export function journalEntry(
   },
 ): JournalEntry {
   const { adminToken } = sandbox.options
+  // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
+  const scrubber = requestScrubber(sandbox, request)
   return {
     request_id: requestId,
     method: request.method,
-    path,
-    query: queryOf(url.searchParams, adminToken),
+    path: scrubber.text(path),
+    query: queryOf(url.searchParams, adminToken, scrubber),
     status,
     key: key === null ? null : shownCredential(key, adminToken),
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
     ...(reply && {
-      request: messageOf(request.headers, bodyRead(request) ?? null, adminToken),
-      response: messageOf(reply.headers, reply.body, adminToken),
+      request: messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber),
+      response: messageOf(reply.headers, reply.body, adminToken, scrubber),
     }),
   }
 }
 
 /**
  * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, headers cut as
- * `keptHeaders` cuts them, the body cut at 4 KiB. Several `Set-Cookie`s (which `Headers` yields one by one) are each
- * kept, one a line: a cookie's `Expires` has a comma, a header value never has a line break.
+ * `keptHeaders` cuts them, the body cut at 4 KiB, and the secrets `scrubber` finds replaced. Several `Set-Cookie`s
+ * (which `Headers` yields one by one) are each kept, one a line: a cookie's `Expires` has a comma, a header value
+ * never has a line break.
  */
-function messageOf(headers: Headers, body: Uint8Array | null, adminToken: string | undefined): JournalMessage {
+function messageOf(
+  headers: Headers,
+  body: Uint8Array | null,
+  adminToken: string | undefined,
+  scrubber: Scrubber,
+): JournalMessage {
   // No prototype: a header named constructor or __proto__ is kept like any other.
   const kept: Record<string, string> = Object.create(null)
-  for (const [name, value] of headers) {
-    const shown = shownHeader(name, value, adminToken)
+  for (const [sentName, value] of headers) {
+    const name = scrubber.text(sentName)
+    const shown = scrubber.text(shownHeader(sentName, value, adminToken))
     const earlier = kept[name]
     kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
   }
-  return { ...keptHeaders(Object.entries(kept)), ...keptBody(body) }
+  const { body: text, body_truncated } = keptBody(body)
+  return {
+    ...keptHeaders(Object.entries(kept)),
+    body: text === null ? null : scrubber.text(text, body_truncated),
+    body_truncated,
+  }
 }
 
 /**
  * The query parameters as the journal keeps them: a repeated one with an array of its values, a credential as
- * `shownParameter` shows it.
+ * `shownParameter` shows it, and the secrets `scrubber` finds replaced, in names and values.
  */
-function queryOf(searchParams: URLSearchParams, adminToken: string | undefined): Record<string, string | string[]> {
+function queryOf(
+  searchParams: URLSearchParams,
+  adminToken: string | undefined,
+  scrubber: Scrubber,
+): Record<string, string | string[]> {
   // No prototype: a parameter named __proto__ is kept like any other.
   const query: Record<string, string | string[]> = Object.create(null)
-  for (const [name, sent] of searchParams) {
-    const value = shownParameter(name, sent, adminToken)
+  for (const [sentName, sent] of searchParams) {
+    const name = scrubber.text(sentName)
+    const value = scrubber.text(shownParameter(sentName, sent, adminToken))
     const earlier = query[name]
     query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
   }

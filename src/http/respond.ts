@@ -1,4 +1,5 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { knownScrubber, requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import { ApiError } from '../schemas/ApiError.js'
 import {
   ContactExistsError,
@@ -104,7 +105,10 @@ function replyOf(requestId: string, status: number, body: Uint8Array, headers: R
 }
 
 /**
- * An error in the contract's envelope.
+ * An error in the contract's envelope, with every secret `scrubber` finds
+ * replaced in its message, `param` and `details`: an error that echoes what
+ * was sent (a query name, a path, a field) never echoes a secret. By default
+ * the secrets the sandbox knows; `failedReply` adds the request's own.
  *
  * @example
  * errorReply(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.'))
@@ -114,22 +118,24 @@ export function errorReply(
   requestId: string,
   error: ApiError,
   extraHeaders: Record<string, string> = {},
+  scrubber: Scrubber = knownScrubber(sandbox),
 ): Reply {
   const { param, details, headers } = error.init
   const body = {
     error: {
       type: error.type,
       code: error.code,
-      message: error.message,
-      ...(param !== undefined && { param }),
-      ...(details && { details }),
+      message: scrubber.text(error.message),
+      ...(param !== undefined && { param: scrubber.text(param) }),
+      ...(details && { details: scrubber.value(details) }),
     },
   }
   return respond(sandbox, requestId, error.status, body, { ...headers, ...extraHeaders })
 }
 
 /**
- * The answer to a request that failed: its error in the envelope, once what
+ * The answer to a request that failed: its error in the envelope, with the
+ * secrets the sandbox knows and those the request carried replaced, once what
  * is left of its body has been read (a client still sending it would stall
  * otherwise), closing the connection when the body was too large to read.
  *
@@ -143,7 +149,8 @@ export async function failedReply(
   error: unknown,
 ): Promise<Reply> {
   const readToTheEnd = await finishReading(request)
-  return errorReply(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
+  const headers: Record<string, string> = readToTheEnd ? {} : { Connection: 'close' }
+  return errorReply(sandbox, requestId, toApiError(error), headers, requestScrubber(sandbox, request))
 }
 
 /** A 503's `Retry-After` at the session limit when no session expires by itself: a minute, to end one meanwhile. */

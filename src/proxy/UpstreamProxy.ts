@@ -6,6 +6,7 @@ import { failedReply, type Reply } from '../http/respond.js'
 import type { ApiEndpoint as Route } from '../http/Endpoint.js'
 import { shownUrl } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { requestScrubber } from '../sandbox/Scrubber.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { Organization, type ContractViolation } from '../schemas/index.js'
 import { checkUpstreamReply, kindOf, type ContractCheck } from './checkUpstreamReply.js'
@@ -130,6 +131,16 @@ export class UpstreamProxy {
     }
 
     const upstreamRequestId = answer?.headers.get('x-request-id') ?? null
+    // What the upstream answered may echo a secret (a 401 page quoting the key): the journal and the report do not.
+    // A `got` may be cut short (a page at 80 characters), and end with a secret's beginning.
+    const scrubber = requestScrubber(world, request)
+    const shownViolations = scrubber.finds
+      ? violations.map((violation) => ({
+          ...violation,
+          field: scrubber.text(violation.field),
+          got: scrubber.text(violation.got, true),
+        }))
+      : violations
     world.recordRequest({
       ...journalEntry(world, {
         requestId,
@@ -143,7 +154,7 @@ export class UpstreamProxy {
       contract: {
         upstream_request_id: upstreamRequestId,
         violation_count: violations.length,
-        violations: violations.slice(0, JOURNALED_VIOLATIONS),
+        violations: shownViolations.slice(0, JOURNALED_VIOLATIONS),
       },
     })
     const route = expectation?.route
@@ -153,11 +164,11 @@ export class UpstreamProxy {
         : `${METHODS.has(request.method) ? request.method : 'OTHER'} (no such endpoint)`,
       request_id: requestId,
       upstream_request_id: upstreamRequestId,
-      request: `${request.method} ${shownUrl(path + url.search, world.options.adminToken)}`,
+      request: `${request.method} ${scrubber.text(shownUrl(path + url.search, world.options.adminToken))}`,
       // The upstream's status where it answered: what drifted is its answer, not the proxy's envelope for it.
       status: answer?.status ?? response.status,
       answered: answer !== undefined,
-      violations,
+      violations: shownViolations,
     })
     return response
   }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { defaultOrganizations } from '../world/fixtures.js'
 import {
+  credentialsOf,
   isCredentialName,
   publicKeysOf,
   sameSecret,
@@ -80,11 +81,36 @@ describe('shownHeader', () => {
   })
 })
 
+describe('credentialsOf', () => {
+  it.each([
+    ['authorization', 'Bearer sk_live_51HxQz9abcd', ['sk_live_51HxQz9abcd']],
+    ['authorization', 'Token tok_a1b2 tok_c3d4', ['tok_a1b2 tok_c3d4', 'tok_a1b2', 'tok_c3d4']],
+    ['authorization', 'Basic dXNlcjpodW50ZXIy', ['dXNlcjpodW50ZXIy']],
+    ['authorization', 'sk_live_51HxQz9abcd', ['sk_live_51HxQz9abcd']],
+    ['authorization', 'Bearer', []],
+    ['proxy-authorization', 'Bearer sk_live_51HxQz9abcd', ['sk_live_51HxQz9abcd']],
+    ['cookie', 'theme=dark; sid=8f14e45fceea167a5a36', ['dark', '8f14e45fceea167a5a36']],
+    [
+      'set-cookie',
+      'sid=8f14e45fceea167a5a36; Path=/, csrf=0c9d8e7f6a5b4c3d2e1f',
+      ['8f14e45fceea167a5a36', '0c9d8e7f6a5b4c3d2e1f'],
+    ],
+    ['X-JWT-Assertion', ' eyJhbGciOiJIUzI1NiJ9.e30.abcd ', ['eyJhbGciOiJIUzI1NiJ9.e30.abcd']],
+    ['referer', 'https://app.test/?token=tok_0123456789wxyz', []],
+    ['www-authenticate', 'Bearer realm="x"', []],
+    ['content-type', 'application/json', []],
+  ])('%s: %s carries %o', (name, value, credentials) => {
+    expect(credentialsOf(name, value)).toEqual(credentials)
+  })
+})
+
 describe('isCredentialName', () => {
   it.each([
     ...['access_token', 'api_key', 'key', 'token', 'password', 'client_secret', 'sig', 'signature'],
     ...['X-Amz-Signature', 'X-Amz-Credential', 'X-Amz-Security-Token', 'apiKey', 'accessToken', 'ACCESS_TOKEN'],
     ...['pass', 'user.pass', 'pwd', 'passphrase', 'sig2', 'session_id', 'auth', 'x-api-key', 'set-cookie'],
+    ...['jwt', 'X-JWT-Assertion', 'bearer', 'assertion', 'client_assertion', 'passcode', 'SAMLResponse'],
+    ...['_csrf', 'X-XSRF-TOKEN', 'otp', 'sid', 'pin', 'x-otp'],
   ])('%s names a credential', (name) => {
     expect(isCredentialName(name)).toBe(true)
   })
@@ -93,6 +119,7 @@ describe('isCredentialName', () => {
     ...['status', 'phone', 'limit', 'cursor', 'since', 'urgency', 'method', 'path'],
     ...['signal', 'design', 'passenger', 'compass', 'bypass', 'www-authenticate', 'Proxy-Authenticate'],
     ...['content-type', 'x-request-id', 'referer', ''],
+    ...['hotpink', 'inside', 'shipping', 'spinner', 'topic', 'consider', 'option'],
   ])('%o names none', (name) => {
     expect(isCredentialName(name)).toBe(false)
   })
@@ -147,10 +174,18 @@ describe('shownUrl', () => {
     ['a name alone', '/v1/me?token&sig=', '/v1/me?token&sig='],
     ['a bad escape, as the URL parser reads it', '/v1/me?secret=%zz0123456789', '/v1/me?secret=…6789'],
     [
-      'a whole URL, its fragment kept',
+      'a whole URL, its fragment as its query',
       'https://app.test/cb?sig=0123456789abcdef#sig=frag',
-      'https://app.test/cb?sig=…cdef#sig=frag',
+      'https://app.test/cb?sig=…cdef#sig=…',
     ],
+    [
+      "an implicit grant's fragment",
+      'http://app.test/cb?x=1#access_token=sk_live_51HxQz9abcd&expires_in=3600&state=s1',
+      'http://app.test/cb?x=1#access_token=…abcd&expires_in=3600&state=s1',
+    ],
+    ['a fragment alone', '/cb#id_token=eyJhbGciOiJIUzI1NiJ9.e30.wxyz', '/cb#id_token=…wxyz'],
+    ['a fragment that is a place, as it is', '/docs#section-2', '/docs#section-2'],
+    ['a ? in the fragment, not the query', '/app#/inbox?token=tok_0123456789wxyz', '/app#/inbox?token=…wxyz'],
   ])('shows %s', (_, url, shown) => {
     expect(shownUrl(url, ADMIN)).toBe(shown)
   })

@@ -19,15 +19,17 @@ const SHOWS_LAST_4_FROM = 12
 /**
  * Names that say they carry a credential, of a header or a query parameter
  * alike (lower-cased): `Authorization`, `Cookie`, `X-Api-Key`,
- * `X-Auth-Token`, `X-Session-Id`, `X-Amz-Signature`, `access_token`,
- * `api_key`, `key`, `token`, `password`, `client_secret`, `sig`, `pass`, … A
- * short word (`sig`, `pass`) counts alone only, not inside another
- * (`signal`, `passenger`). None of the API's own parameters is named so
+ * `X-Auth-Token`, `X-Session-Id`, `X-Amz-Signature`, `X-JWT-Assertion`,
+ * `access_token`, `api_key`, `key`, `token`, `password`, `passcode`,
+ * `client_secret`, `jwt`, `bearer`, `SAMLResponse`, `_csrf`, `sig`, `pass`,
+ * `otp`, `sid`, … A short word (`sig`, `pass`, `otp`, `sid`, `pin`) counts
+ * alone only, not inside another (`signal`, `passenger`, `hotpink`,
+ * `inside`, `shipping`). None of the API's own parameters is named so
  * (`status`, `phone`, `limit`, `cursor`, `since`, `urgency`); the journal's
  * `key` filter is, and is a key.
  */
 const SECRET_NAME =
-  /auth|cookie|token|secret|passw|passphrase|pwd|key|session|credential|signature|(?:^|[^a-z])(?:sig|pass)(?:[^a-z]|$)/
+  /auth|cookie|token|secret|passw|passphrase|passcode|pwd|key|session|credential|signature|jwt|bearer|assertion|saml|csrf|xsrf|(?:^|[^a-z])(?:sig|pass|otp|sid|pin)(?:[^a-z]|$)/
 /** Named like a credential, but a challenge (a scheme and a realm): kept as it is, the 401's `WWW-Authenticate: Bearer`. */
 const CHALLENGES: ReadonlySet<string> = new Set(['www-authenticate', 'proxy-authenticate'])
 /** Headers whose value is a URL, which may carry a query. */
@@ -43,6 +45,12 @@ const SCHEMES: ReadonlySet<string> = new Set(
 /** Whether `key` is one of the built-in keys, which anyone may know. */
 export function isPublicKey(key: string): boolean {
   return PUBLIC_KEYS.has(key)
+}
+
+/** Whether `text` is a built-in key or a part of one: the help a 401 gives names them, and keeps them whole. */
+export function isPartOfPublicKey(text: string): boolean {
+  for (const key of PUBLIC_KEYS) if (key.includes(text)) return true
+  return false
 }
 
 /**
@@ -107,14 +115,48 @@ export function shownHeader(name: string, value: string, adminToken?: string): s
         return [shownCookie(cookie.trim(), shown), ...attributes].join(';')
       })
       .join('\n')
-  if (lower === 'authorization' || lower === 'proxy-authorization') {
-    const [, scheme = '', credential] = /^\s*(\S+)(?:\s+(.*?))?\s*$/s.exec(value) ?? []
-    if (!SCHEMES.has(scheme.toLowerCase())) return shown(value.trim())
+  if (AUTHORIZATIONS.has(lower)) {
+    const { scheme, credential } = authorizationOf(value)
+    if (scheme === undefined) return shown(credential!)
     if (credential === undefined) return scheme
     return `${scheme} ${scheme.toLowerCase() === 'basic' ? '…' : shown(credential)}`
   }
   if (URL_HEADERS.has(lower)) return shownUrl(value, adminToken)
   return isCredentialName(lower) ? shown(value.trim()) : value
+}
+
+/**
+ * The credentials a header carries, as `shownHeader` judges them: an
+ * `Authorization`'s after its scheme (and each word of it), each cookie's
+ * value, a header named like a credential's value. A URL's (`Referer`) and a
+ * challenge's: none. The value rule (`Scrubber`) looks for them everywhere
+ * else the request is written down.
+ *
+ * @example
+ * credentialsOf('authorization', 'Token tok_a1b2c3d4 tok_e5f6g7h8') // ['tok_a1b2c3d4 tok_e5f6g7h8', 'tok_a1b2c3d4', 'tok_e5f6g7h8']
+ * credentialsOf('cookie', 'theme=dark; sid=8f14e45fceea167a5a36') // ['dark', '8f14e45fceea167a5a36']
+ */
+export function credentialsOf(name: string, value: string): string[] {
+  const lower = name.toLowerCase()
+  if (lower === 'cookie') return value.split(';').map((cookie) => cookieValue(cookie.trim()))
+  if (lower === 'set-cookie')
+    return value.split(NEXT_SET_COOKIE).map((setCookie) => cookieValue(setCookie.split(';')[0]!.trim()))
+  if (AUTHORIZATIONS.has(lower)) {
+    const { credential } = authorizationOf(value)
+    if (credential === undefined) return []
+    const words = credential.split(/[\s,]+/)
+    return words.length > 1 ? [credential, ...words] : [credential]
+  }
+  if (URL_HEADERS.has(lower)) return []
+  return isCredentialName(lower) ? [value.trim()] : []
+}
+
+const AUTHORIZATIONS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization'])
+
+/** An `Authorization`'s scheme, when it is a known one, and the credential after it; without one, all credential. */
+function authorizationOf(value: string): { scheme?: string; credential?: string } {
+  const [, scheme = '', credential] = /^\s*(\S+)(?:\s+(.*?))?\s*$/s.exec(value) ?? []
+  return SCHEMES.has(scheme.toLowerCase()) ? { scheme, credential } : { credential: value.trim() }
 }
 
 /**
@@ -146,23 +188,31 @@ export function shownParameter(name: string, value: string, adminToken?: string)
 /**
  * A URL, or a path with its query, as sent, but for the value of each query
  * parameter named like a credential, shown as `shownParameter` shows it and
- * percent-encoded again (but for its `…`, kept as it reads). Everything else
- * is kept byte for byte, the order and encoding of the other parameters too.
+ * percent-encoded again (but for its `…`, kept as it reads); a fragment of
+ * `name=value&…` form (an OAuth implicit grant's `#access_token=…`) alike.
+ * Everything else is kept byte for byte, the order and encoding of the other
+ * parameters too.
  *
  * @example
  * shownUrl('/v1/calls?access_token=sk_live_51HxQz9abcd&status=completed') // '/v1/calls?access_token=…abcd&status=completed'
+ * shownUrl('https://app.test/cb#access_token=sk_live_51HxQz9abcd') // 'https://app.test/cb#access_token=…abcd'
  */
 export function shownUrl(url: string, adminToken?: string): string {
-  const start = url.indexOf('?')
-  if (start === -1) return url
-  const hash = url.indexOf('#', start)
-  const end = hash === -1 ? url.length : hash
-  const query = url
-    .slice(start + 1, end)
+  const hash = url.indexOf('#')
+  const beforeHash = hash === -1 ? url : url.slice(0, hash)
+  const start = beforeHash.indexOf('?')
+  const shown =
+    start === -1
+      ? beforeHash
+      : `${beforeHash.slice(0, start + 1)}${shownPairs(beforeHash.slice(start + 1), adminToken)}`
+  return hash === -1 ? shown : `${shown}#${shownPairs(url.slice(hash + 1), adminToken)}`
+}
+
+function shownPairs(pairs: string, adminToken: string | undefined): string {
+  return pairs
     .split('&')
     .map((pair) => shownPair(pair, adminToken))
     .join('&')
-  return `${url.slice(0, start + 1)}${query}${url.slice(end)}`
 }
 
 /** One `name=value` of a query as `shownUrl` writes it. */
@@ -188,6 +238,11 @@ const NEXT_SET_COOKIE = /,\s*(?=[^\s=;,]+=)/
 function shownCookie(cookie: string, shown: (credential: string) => string): string {
   const equals = cookie.indexOf('=')
   return equals === -1 ? shown(cookie) : `${cookie.slice(0, equals)}=${shown(cookie.slice(equals + 1))}`
+}
+
+/** A cookie's value: all of it without `=`. */
+function cookieValue(cookie: string): string {
+  return cookie.slice(cookie.indexOf('=') + 1)
 }
 
 /**

@@ -3,6 +3,7 @@ import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
 import { shownCredential, shownUrl } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { type Scrubber, scrubberOf } from '../sandbox/Scrubber.js'
 
 /*
  * What the standalone server does alike for every request it answers, in
@@ -37,7 +38,7 @@ export type RequestLog = (request: IncomingMessage, response: ServerResponse) =>
 /**
  * Writes `GET /v1/calls?limit=2 200 4.210 ms req_…` once the answer has gone
  * out: method, path as sent (a credential in its query as `shownUrl` shows
- * it), status, time to the end of the answer, request id. As JSON: those, the
+ * it, any secret as the value rule, `Scrubber`, shows it), status, time to the end of the answer, request id. As JSON: those, the
  * session, the time and the key as `shownCredential` shows it.
  */
 function logWhenFinished(
@@ -49,10 +50,8 @@ function logWhenFinished(
 ): void {
   const started = performance.now()
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
-  const path = shownUrl(
-    (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/',
-    sandbox.options.adminToken,
-  )
+  const sent = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/'
+  const path = logScrubber(sandbox, request, sent).text(shownUrl(sent, sandbox.options.adminToken))
   response.once('finish', () => {
     const ms = performance.now() - started
     const requestId = response.getHeader('x-request-id') ?? null
@@ -75,6 +74,17 @@ function logWhenFinished(
       }),
     )
   })
+}
+
+/** The value rule for a request the log writes: the secrets `sandbox` knows, and those the request carried. */
+function logScrubber(sandbox: Sandbox, request: IncomingMessage, sent: string): Scrubber {
+  const headers: [string, string][] = []
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const each of value) headers.push([name, each])
+    else if (value !== undefined) headers.push([name, value])
+  }
+  const start = sent.indexOf('?')
+  return scrubberOf(sandbox, headers, start === -1 ? undefined : new URLSearchParams(sent.slice(start + 1)))
 }
 
 /**
