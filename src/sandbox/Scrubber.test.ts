@@ -111,3 +111,26 @@ describe('scrubberOf', () => {
     expect(scrubber.text(`${ADMIN} other-credential-0000zzzz`)).toBe('(admin token) …zzzz')
   })
 })
+
+describe('Scrubber.including: a request’s own credentials', () => {
+  const sent = Array.from({ length: 40 }, (_, i) => `sent-credential-${String(i).padStart(3, '0')}-${'x'.repeat(200)}`)
+  const scrubber = new Scrubber([ADMIN], ADMIN).including(sent, ADMIN)
+
+  it('finds them as sent, percent-encoded and JSON-escaped, beside the known secrets', () => {
+    const quoted = 'a "quoted" credential'
+    const withQuote = new Scrubber([]).including([quoted])
+    expect(withQuote.text(`{"notes":${JSON.stringify(quoted)}}`)).toBe('{"notes":"…tial"}')
+    expect(withQuote.text(`/v1/calls?x=${encodeURIComponent(quoted)}`)).toBe('/v1/calls?x=…tial')
+    expect(scrubber.text(`${sent[0]} and ${ADMIN}`)).toBe('…xxxx and (admin token)')
+  })
+
+  it('looks for the first 16 only: what a request can make the rule cost is bounded', () => {
+    expect(scrubber.text(sent[15]!)).toBe('…xxxx')
+    expect(scrubber.text(sent[16]!)).toBe(sent[16])
+  })
+
+  it('keeps the known rule as it is when the request carried nothing new', () => {
+    const known = new Scrubber([ADMIN], ADMIN)
+    expect(known.including([ADMIN], ADMIN)).toBe(known)
+  })
+})

@@ -16,6 +16,8 @@ const CUT_TRIES = 16
 /** The longest secret found encoded as well as sent, and how many are: the pattern stays small whatever is sent. */
 const PATTERNED_UP_TO = 256
 const PATTERNED_SECRETS = 16
+/** A request's own credentials looked for by value: past them, a credential is still shown by its name's rule. */
+const SENT_SCRUBBED = 16
 /** What may follow a value's cut: `…`, a closing quote, or both. */
 const CUT_TAIL = /[…"]{0,2}$/
 
@@ -49,12 +51,15 @@ export class Scrubber {
   static readonly NONE = new Scrubber([])
 
   /** Each secret's pattern in its own group, the longest first (a secret inside another does not cut it). */
-  readonly #pattern: RegExp | undefined
+  #pattern: RegExp | undefined
   /** What the secret of each group shows as. */
-  readonly #shown: readonly string[]
-  /** Secrets too long or too many for the pattern (a header of 60 KB), found as sent only, and what they show as. */
-  readonly #literal: readonly (readonly [string, string])[]
-  readonly #secrets: readonly string[]
+  #shown: readonly string[]
+  /**
+   * Texts found by plain search, and what they show as: secrets too long or too many for the pattern (a header of
+   * 60 KB), and a request's own credentials in the forms it may be written in (`including`).
+   */
+  #literal: readonly (readonly [string, string])[]
+  #secrets: readonly string[]
 
   constructor(secrets: readonly string[], adminToken?: string) {
     this.#secrets = [...new Set(secrets)].sort((a, b) => b.length - a.length)
@@ -65,14 +70,38 @@ export class Scrubber {
       .filter((secret) => !patterned.includes(secret))
       .map((secret) => [secret, shown(secret)])
     this.#pattern =
-      this.#secrets.length === 0
+      patterned.length === 0
         ? undefined
-        : new RegExp(patterned.map((secret) => `(${patternOf(secret)})`).join('|') || '(?!)', 'g')
+        : new RegExp(patterned.map((secret) => `(${patternOf(secret)})`).join('|'), 'g')
   }
 
   /** Whether it has anything to find. */
   get finds(): boolean {
-    return this.#pattern !== undefined
+    return this.#pattern !== undefined || this.#literal.length > 0
+  }
+
+  /**
+   * This rule, and also `sent` (a request's own credentials, the first `SENT_SCRUBBED` of them), each found by plain
+   * search as sent, percent-encoded and JSON-escaped.
+   *
+   * @note Not by a pattern of their own: a pattern of 16 secrets of 256 characters takes 50 to 250 ms to build and
+   * compile, which any client could make every request cost. A plain search costs what the text's length does.
+   */
+  including(sent: readonly string[], adminToken?: string): Scrubber {
+    const more = [...new Set(sent)]
+      .filter((secret) => !this.#secrets.includes(secret))
+      .slice(0, SENT_SCRUBBED)
+      .sort((a, b) => b.length - a.length)
+    if (more.length === 0) return this
+    const scrubber = new Scrubber([], adminToken)
+    scrubber.#pattern = this.#pattern
+    scrubber.#shown = this.#shown
+    scrubber.#literal = [
+      ...more.flatMap((secret) => formsOf(secret).map((form) => [form, shownCredential(secret, adminToken)] as const)),
+      ...this.#literal,
+    ]
+    scrubber.#secrets = [...this.#secrets, ...more].sort((a, b) => b.length - a.length)
+    return scrubber
   }
 
   /**
@@ -80,19 +109,20 @@ export class Scrubber {
    * `…`), so a secret may show only its beginning at the end, and that beginning goes too.
    */
   text(text: string, cut = false): string {
-    if (this.#pattern === undefined) return text
+    if (!this.finds) return text
     let replaced = text
     for (const [secret, shown] of this.#literal) replaced = replaced.replaceAll(secret, shown)
-    replaced = replaced.replace(this.#pattern, (...groups: unknown[]) => {
-      const index = groups.findIndex((group, i) => i > 0 && group !== undefined)
-      return this.#shown[index - 1]!
-    })
+    if (this.#pattern)
+      replaced = replaced.replace(this.#pattern, (...groups: unknown[]) => {
+        const index = groups.findIndex((group, i) => i > 0 && group !== undefined)
+        return this.#shown[index - 1]!
+      })
     return cut ? this.#withoutCutSecret(replaced) : replaced
   }
 
   /** A JSON value (an error's details) with every secret replaced in its strings, its object keys too. */
   value<T>(value: T): T {
-    if (this.#pattern === undefined) return value
+    if (!this.finds) return value
     if (typeof value === 'string') return this.text(value) as T
     if (Array.isArray(value)) return value.map((item) => this.value(item)) as T
     if (value === null || typeof value !== 'object') return value
@@ -165,8 +195,7 @@ export function scrubberOf(
   for (const [name, value] of headers)
     for (const credential of credentialsOf(name, value)) keep(sent, credential, secrets)
   if (query) for (const [name, value] of query) if (isCredentialName(name)) keep(sent, value, secrets)
-  if (sent.length === 0) return scrubber
-  return new Scrubber([...secrets, ...sent], world.options.adminToken)
+  return sent.length === 0 ? scrubber : scrubber.including(sent, world.options.adminToken)
 }
 
 /** Keeps a credential the request carried, when the value rule is to look for it. */
@@ -229,4 +258,9 @@ function hexPattern(value: number, digits: number): string {
 
 function escapeForPattern(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+}
+
+/** The forms a request's credential may be written down in: as sent, percent-encoded (a path, a query), JSON-escaped (a body). */
+function formsOf(secret: string): string[] {
+  return [...new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])]
 }
