@@ -76,6 +76,8 @@ export class Sandbox {
   readonly #listeners = new Listeners('an onChange listener')
   /** Where the writes are kept, once `keepWritesIn` was called. */
   #store: WorldStore | undefined
+  /** A store is on its way (`waitForStore`): until it comes, live mode rings nothing of its own. */
+  #storeComing = false
   /** The store's taking of the last clock move made outside a write. */
   #clockKept: Promise<void> = Promise.resolve()
   #clockUnkept = false
@@ -124,7 +126,7 @@ export class Sandbox {
       keys: () => this.#keys,
       endings: this.#endings,
       factories: this.#factories,
-      leads: async (ttlMs) => (await this.#store?.leads?.(ttlMs)) ?? true,
+      leads: async (ttlMs) => (this.#store ? ((await this.#store.leads?.(ttlMs)) ?? true) : !this.#storeComing),
     })
     this.#live.start()
   }
@@ -296,6 +298,16 @@ export class Sandbox {
       live: { interval_ms: live ?? null },
       store,
     }
+  }
+
+  /**
+   * Says a store will come (`keepWritesIn`): the world's timed work (live mode's calls) waits for it.
+   *
+   * @note A server of a fleet seeds its world before it reaches its store; a live call rung meanwhile would be its
+   * own, and another server's call of the same arrival a fork of it.
+   */
+  waitForStore(): void {
+    this.#storeComing = true
   }
 
   /**

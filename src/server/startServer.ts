@@ -115,6 +115,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         : sandboxOptions,
       world,
     )
+    // No live call of its own before it reaches the store the fleet shares.
+    if (storeUrl !== undefined) sandbox.waitForStore()
     await sandbox.ready
     if (store && data !== undefined) {
       if (saved) await restoreDataFile(sandbox, store, data, saved)
