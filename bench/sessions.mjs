@@ -114,7 +114,7 @@ async function memoryFigure(which) {
     })
     return
   }
-  // A flood of distinct names that only read: each forgotten once put away.
+  // A flood of distinct names that only read: each put away keeps its journal entry and usage count, no world.
   const flooded = createSandbox({ now: NOW, maxSessions: 200 })
   await ask(flooded, '/v1/me')
   const samples = []

@@ -20,6 +20,19 @@ function el(tag, attributes = {}, ...children) {
   return element
 }
 
+/**
+ * A link to `url` only when it leads to a web page (http: or https:, as the browser reads it); any other value
+ * (`javascript:`, `data:`) is shown as text, never made a link that could run in this page, where the token is kept.
+ */
+function link(url, text) {
+  let target
+  try {
+    target = new URL(url, location.href)
+  } catch {}
+  if (target?.protocol === 'http:' || target?.protocol === 'https:') return el('a', { href: target.href }, text)
+  return el('span', { class: 'not-a-link' }, `${text} (not an http(s) URL, so not a link): ${url}`)
+}
+
 /** The control plane, with the admin token when the sandbox wants one (asked once, kept for the tab). */
 async function control(path, init = {}) {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -163,8 +176,9 @@ function headersOf(headers = {}) {
   return el(
     'pre',
     {},
+    // The journal keeps several Set-Cookies in one value, one a line: each is shown as it came, with its name.
     Object.entries(headers)
-      .map(([name, value]) => `${name}: ${value}`)
+      .flatMap(([name, value]) => value.split('\n').map((one) => `${name}: ${one}`))
       .join('\n') || '(none)',
   )
 }
@@ -265,7 +279,7 @@ async function showRecord(kind, record, key) {
   $('#world-detail').replaceChildren(
     el('h2', {}, `${call.caller_name ?? call.caller_phone}: ${call.status}`),
     el('p', {}, call.summary ?? ''),
-    call.recording_url ? el('p', {}, el('a', { href: call.recording_url }, 'The recording')) : undefined,
+    call.recording_url ? el('p', {}, link(call.recording_url, 'The recording')) : undefined,
     ...call.messages.map((message) => el('p', { class: 'message' }, el('b', {}, message.role), ` ${message.content}`)),
   )
 }
@@ -323,11 +337,7 @@ async function refreshSessions() {
       el(
         'tr',
         { 'data-session': info.name },
-        el(
-          'td',
-          {},
-          el('a', { href: `${info.name === 'default' ? '' : `/sessions/${info.name}`}/_sandbox/console/` }, info.name),
-        ),
+        el('td', {}, link(`${info.name === 'default' ? '' : `/sessions/${info.name}`}/_sandbox/console/`, info.name)),
         el('td', {}, String(info.writes)),
         el('td', {}, String(info.requests)),
         el('td', {}, info.in_memory ? 'yes' : 'no'),

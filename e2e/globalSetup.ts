@@ -48,7 +48,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await step('build the package', 'npm', ['run', 'build'], ROOT)
     const { folder: example, env } = major === 3 ? await installCopyOnMsw3(cleanups) : await installExample()
     const msw = installedMsw(example, major)
-    const api = await startStandaloneServer()
+    // Served before they are built (a file is read when asked for), so that the standalone server knows the origin of
+    // the app built for it: its pages drive a session's control plane (e2e/sessions.e2e.ts), which refuses other pages.
+    const servers = await Promise.all(
+      ['dist', 'dist-standalone', 'storybook-static'].map((folder) => serveStatic(resolve(example, folder))),
+    )
+    cleanups.push(...servers.map((server) => server.close))
+    const [app, standaloneApp, storybook] = servers.map((server) => server.url) as [string, string, string]
+    const api = await startStandaloneServer(['--allowed-origins', standaloneApp])
     cleanups.push(api.stop)
     await step('build the example app', 'npm', ['run', 'build'], example, { ...env, VITE_CALL_SANDBOX_NOW: E2E_NOW })
     await step(
@@ -60,11 +67,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     )
     await step('build the Storybook', 'npm', ['run', 'build-storybook', '--', '--quiet'], example, env)
 
-    const servers = await Promise.all(
-      ['dist', 'dist-standalone', 'storybook-static'].map((folder) => serveStatic(resolve(example, folder))),
-    )
-    cleanups.push(...servers.map((server) => server.close))
-    const [app, standaloneApp, storybook] = servers.map((server) => server.url) as [string, string, string]
     project.provide('appUrl', app)
     project.provide('standaloneAppUrl', standaloneApp)
     project.provide('apiUrl', api.url)
@@ -143,11 +145,11 @@ async function step(
   console.log(`${title}: ${((performance.now() - started) / 1_000).toFixed(1)} s`)
 }
 
-/** `call-sandbox --port 0 --now …`, as `npm start` runs it, until it says where it listens. */
-async function startStandaloneServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+/** `call-sandbox --port 0 --now … <args>`, as `npm start` runs it, until it says where it listens. */
+async function startStandaloneServer(args: string[]): Promise<{ url: string; stop: () => Promise<void> }> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['dist/bin/call-sandbox.js', '--port', '0', '--now', E2E_NOW, '--quiet'],
+    ['dist/bin/call-sandbox.js', '--port', '0', '--now', E2E_NOW, '--quiet', ...args],
     {
       cwd: ROOT,
       // Its compile cache would outlive the run in the system's temp folder (test/server.test.ts tests the cache).

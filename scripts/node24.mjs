@@ -12,12 +12,17 @@ import { fileURLToPath } from 'node:url'
 const folder = fileURLToPath(new URL('../node_modules/.cache/node24/', import.meta.url))
 const binary = `${folder}node_modules/node/bin/node`
 
-if (!existsSync(binary)) {
-  execFileSync(
-    'npm',
-    ['install', '--prefix', folder, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', 'node@24'],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  )
+// The registry sometimes drops a connection mid-body: three tries.
+for (let attempt = 1; attempt <= 3 && !existsSync(binary); attempt++) {
+  try {
+    execFileSync(
+      'npm',
+      ['install', '--prefix', folder, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', 'node@24'],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    )
+  } catch (error) {
+    if (attempt === 3) throw error
+  }
 }
 const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()
 if (!version.startsWith('v24.')) throw new Error(`${binary} is ${version}, not Node 24.`)

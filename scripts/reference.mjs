@@ -9,30 +9,42 @@ import { ApiError, createSandbox, ErrorCode, openApiDocument } from '../dist/esm
 /** When each error code comes: every code of the package must have a line (the script stops otherwise). */
 const WHEN = {
   invalid_parameter:
-    'A path or query parameter is malformed or out of range (`param` names it), or a header is (`Prefer`, `Host`).',
+    'A path or query parameter is malformed or out of range (`param` names it), or a header is (`Prefer`; `Host`: none on HTTP/1.1, two, or not a plain `host[:port]`), or the request target has user information.',
   unknown_parameter: 'A query parameter the endpoint does not take; `details.did_you_mean` names the nearest one.',
   invalid_cursor: 'A cursor that is damaged, of another endpoint, key or filters, or of another world.',
   invalid_json: 'A body that is not JSON, or not a JSON object.',
   unauthorized:
     'No `Authorization: Bearer <key>`, a malformed one, an unknown key; on the control plane, no admin token.',
   insufficient_scope: 'The key lacks the scope the endpoint needs; `details.required_scope` and `details.key_scopes`.',
+  client_not_allowed:
+    'Standalone server without an admin token: a control-plane request from another machine (a peer address that is not loopback). Nothing was done; give the server an admin token to serve other machines.',
+  host_not_allowed:
+    'Standalone server without an admin token: a control-plane request whose `Host` is not a loopback name or address, nor an `--allowed-hosts` name, as DNS rebinding sends. Nothing was done.',
+  origin_not_allowed:
+    'Standalone server without an admin token: a control-plane request from a page of another origin (`Origin`, `Sec-Fetch-Site: cross-site` or `same-site`) not in `--allowed-origins`. Nothing was done.',
   not_found: 'No endpoint at the path (`details.did_you_mean`: the nearest one), or no record with the id.',
   method_not_allowed: 'The path takes other methods; `Allow` lists them.',
   contact_exists: 'A contact of the organization has the phone; `details.contact_id` names it.',
   payload_too_large: 'A body over 64 KiB (over 1 MiB it is not read, and the connection closes).',
+  request_timeout:
+    'The server: a request whose headers and body did not all arrive within `--request-timeout` of its start (30 s); the connection closes.',
   expectation_failed: 'An `Expect` header other than `100-continue`.',
   unsupported_media_type: 'A body not sent as `Content-Type: application/json`.',
   validation_failed:
-    'Body fields are wrong; `details` lists every bad field with a code: `required`, `invalid_type`, `invalid_format`, `invalid_choice`, `too_long`, `unknown_field`.',
+    'Body fields are wrong; `details` lists the first 20 bad fields, each with a code (`required`, `invalid_type`, `invalid_format`, `invalid_choice`, `too_long`, `unknown_field`), and the message counts the rest.',
   rate_limited: 'Over `--rate-limit`; `Retry-After` says when to retry.',
   internal_error: 'Asked for (`Prefer: code=500`, `--error-rate`), or a failure of the sandbox itself.',
   service_unavailable: 'Asked for (`Prefer: code=503`, `--error-rate`), or not ready (`/_sandbox/ready`).',
   storage_unavailable:
     'The store did not take a write (a full disk, Redis out of reach, a Redis Cluster failing over; nothing was kept), or fewer replicas than `--store-replicas` took one within 1 s (Redis may keep it), or a shared store cannot be read. `Retry-After: 1`.',
   session_exists: 'A session of that name exists already; `details.session` names it.',
+  session_limit_reached:
+    'A new session name when the server keeps as many sessions as `--session-limit` allows; `details.session` names it. `Retry-After`: when the least recently used session expires (`--session-ttl`).',
   upstream_unreachable: 'Proxy mode: the real service could not be reached.',
   upstream_timeout: 'Proxy mode: the real service took longer than `--proxy-timeout`.',
   upstream_not_json: 'Proxy mode: the real service responded with something that is not JSON.',
+  upstream_unsafe_url:
+    'Proxy mode: the real service responded with a URL that is not http: or https: (`javascript:`, `data:`); the message names the fields, `GET /_sandbox/drift` shows them.',
 }
 
 /** How the sandbox fills each field of each resource: every field must have a line (the script stops otherwise). */

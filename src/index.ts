@@ -5,12 +5,25 @@
  */
 export { Sandbox, type AddCallInput, type AddedCall, type ApiKey, type SandboxChanges } from './sandbox/Sandbox.js'
 export { createSandbox, type CreateSandboxOptions, type SandboxWithHandlers } from './handlers/createSandbox.js'
-export { Sessions, DEFAULT_SESSION, DEFAULT_MAX_SESSIONS, type StoredSession } from './sessions/Sessions.js'
+export {
+  Sessions,
+  DEFAULT_SESSION,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_LIMIT,
+  type SessionLimits,
+  type StoredSession,
+} from './sessions/Sessions.js'
+export { DEFAULT_SESSION_TTL_MS, expiresAt } from './sessions/expiry.js'
 export { createHandlers } from './handlers/createHandlers.js'
 export type { SandboxOptions } from './sandbox/options.js'
 export { Clock } from './sandbox/Clock.js'
 export { ApiError } from './schemas/ApiError.js'
-export { ContactExistsError, SessionExistsError, StorageUnavailableError } from './schemas/domainErrors.js'
+export {
+  ContactExistsError,
+  SessionExistsError,
+  SessionLimitError,
+  StorageUnavailableError,
+} from './schemas/domainErrors.js'
 export { answer } from './handlers/answer.js'
 export { UpstreamProxy } from './proxy/UpstreamProxy.js'
 export {

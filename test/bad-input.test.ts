@@ -573,6 +573,26 @@ describe.each(transports.map((connect) => ({ connect, transport: connect.name })
       expectKept(await check(api, requests), requests.length, method === 'GET' ? [200, 401, 404] : [404, 405])
     })
 
+    it('60 requests with a path or a parameter name up to 60,000 characters long', async () => {
+      const random = prng(seedOf('long'))
+      const long = () => random.text(random.int(10_000, 60_000), 'abcdefXYZ0123456789-_~')
+      const requests = Array.from({ length: 60 }, (): BadRequest => {
+        const path = random.pick([
+          () => `/v1/${long()}`,
+          () => `/v1/callz/${long()}`,
+          () => `/v1/calls/${long()}`,
+          () => `/v1/${random.pick(SEGMENTS)}/${long()}/${random.pick(SEGMENTS)}`,
+          () => `/sessions/fuzz/v1/${long()}`,
+          () => `/_sandbox/${long()}`,
+          () => `/v1/calls?${long()}=1`,
+          () => `/v1/contacts?limit=1&${long()}`,
+          () => `/v1/calls/${UUID}?${long()}=x`,
+        ])()
+        return { path, method: random.pick(['GET', 'GET', 'DELETE', 'POST']), key: random.pick(KEYS) }
+      })
+      expectKept(await check(api, requests), requests.length, [400, 404])
+    })
+
     it('200 GETs of the endpoints with random query strings', async () => {
       const random = prng(seedOf('query'))
       const paths = [

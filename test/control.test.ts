@@ -567,7 +567,8 @@ describe.each(named)('the control plane, %s', (_name, make) => {
             status: 400,
             key: 'sk_sandbox_readonly',
           },
-          { method: 'GET', path: '/v1/leads', query: {}, status: 401, key: 'sk_nobody_has_this' },
+          // An unknown key shows its last 4 characters only.
+          { method: 'GET', path: '/v1/leads', query: {}, status: 401, key: '…this' },
           { method: 'GET', path: '/v1/nowhere', query: {}, status: 404, key: null },
           { method: 'POST', path: '/v1/contacts', query: {}, status: 201, key: 'sk_sandbox_all' },
         ].reverse(),
@@ -597,7 +598,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       })
     })
 
-    it('keeps each request with its headers and body and its answer, a key shortened, bodies cut at 4 KiB', async () => {
+    it('keeps each request with its headers and body and its answer, a built-in key whole, bodies cut at 4 KiB', async () => {
       await postJson(
         api,
         '/v1/contacts',
@@ -606,7 +607,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       )
       await postJson(api, '/v1/contacts', { phone: 'nope' }, { key: 'sk_sandbox_readonly' })
       const [refused, tooLong] = await get('/_sandbox/requests')
-      expect(refused.request.headers.authorization).toBe('Bearer sk_sandb…only')
+      expect(refused.request.headers.authorization).toBe('Bearer sk_sandbox_readonly')
       expect(refused.request).toMatchObject({ body: '{"phone":"nope"}', body_truncated: false })
       expect(refused.response.headers['content-type']).toBe('application/json')
       expect(refused.response.headers['x-request-id']).toBe(refused.request_id)

@@ -179,7 +179,7 @@ describe('every server command of the README and the manual', () => {
     '%s: %s starts, serves the API and stops cleanly',
     async (_file, _line, command) => {
       const args = command.args(env).map((word) => (word === VENDOR ? vendor.url : word))
-      const cli = runCli([...args, '--port', '0'], {}, folder)
+      const cli = runCli([...args, '--port', '0'], command.variables(env), folder)
       const { url } = await listening(cli)
       const admin = { Authorization: `Bearer ${env.ADMIN_TOKEN}` }
       expect((await fetch(`${url}/_sandbox/health`, { headers: admin })).status).toBe(200)

@@ -10,6 +10,7 @@ import { type RunningServer, type ServerOptions, startServer } from '../src/serv
 import { killChildren, listening, runCli } from './support/cli.js'
 import { tempFolder } from './support/tempFolder.js'
 import { NOW } from './support/transports.js'
+import { defaultOrganizations } from '../src/world/fixtures.js'
 
 const AUTH = { Authorization: 'Bearer sk_sandbox_all' }
 const running: RunningServer[] = []
@@ -70,6 +71,35 @@ describe('GET /_sandbox/metrics', () => {
     expect(sample(text, 'call_sandbox_store_errors_total')).toBe(0)
   })
 
+  it('keeps a bounded number of series after 2,000 session names: 100 of their own, the rest (other)', {
+    timeout: 120_000,
+  }, async () => {
+    // Organizations without calls: each new name seeds a world, in a few milliseconds.
+    const organizations = defaultOrganizations.map((organization) => ({ ...organization, calls: 0 }))
+    const server = await start({ organizations, maxSessions: 10 })
+    let next = 0
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < 2_000) await (await fetch(`${server.url}/sessions/name-${next++}/v1/me`)).arrayBuffer()
+      }),
+    )
+    const text = await (await fetch(`${server.url}/_sandbox/metrics`)).text()
+    const sessions = new Set([...text.matchAll(/session="([^"]*)"/g)].map(([, name]) => name!))
+    expect(sessions.size).toBeLessThanOrEqual(100 + 2)
+    expect(sessions).toContain('(other)')
+    expect(sample(text, 'call_sandbox_requests_total', { session: '(other)' })).toBe(2_000 - 100)
+    expect(sample(text, 'call_sandbox_sessions')).toBe(2_000)
+    expect(text.length).toBeLessThan(48 * 1024)
+
+    // An ended session's series go, and its place is the next new name's.
+    const labelled = [...sessions].find((name) => name.startsWith('name-'))!
+    expect((await fetch(`${server.url}/_sandbox/sessions/${labelled}`, { method: 'DELETE' })).status).toBe(200)
+    await (await fetch(`${server.url}/sessions/newcomer/v1/me`)).arrayBuffer()
+    const after = await (await fetch(`${server.url}/_sandbox/metrics`)).text()
+    expect(after).not.toContain(`session="${labelled}"`)
+    expect(sample(after, 'call_sandbox_requests_total', { session: 'newcomer' })).toBe(1)
+  })
+
   it("is the server's, at the bare root only: a session's root has none", async () => {
     const server = await start()
     const response = await fetch(`${server.url}/sessions/ci-1/_sandbox/metrics`)
@@ -90,7 +120,7 @@ describe('GET /_sandbox/metrics', () => {
 })
 
 describe('--log json', () => {
-  it('writes one JSON object a line: request id, session, method, path, status, duration, key shortened', async () => {
+  it('writes one JSON object a line: request id, session, method, path, status, duration, key as shown', async () => {
     const lines: string[] = []
     const server = await start({ quiet: false, log: (line) => lines.push(line), logFormat: 'json' })
     const answer = await fetch(`${server.url}/sessions/ci-2/v1/calls?limit=1`, {
@@ -108,7 +138,7 @@ describe('--log json', () => {
       path: '/sessions/ci-2/v1/calls?limit=1',
       status: 200,
       duration_ms: expect.any(Number),
-      key: 'sk_sandb…only',
+      key: 'sk_sandbox_readonly',
     })
   })
 })

@@ -232,6 +232,22 @@ describe('files --record and --world refuse', () => {
     await expect(failed).rejects.toThrow(/appears twice/)
   })
 
+  it('--world refuses a recording whose URLs are not http(s): a javascript: recording_url, a data: calendar_event_link', async () => {
+    const { file } = await recorded()
+    const recording = JSON.parse(readFileSync(file, 'utf8'))
+    recording.records.calls[1].recording_url = 'JAVA\tSCRIPT:alert(sessionStorage.getItem("call-sandbox-admin-token"))'
+    recording.records.appointments[0].calendar_event_link = 'data:text/html,<script>alert(1)</script>'
+    writeFileSync(file, JSON.stringify(recording))
+    const failed = sandboxServer({ world: file })
+    await expect(failed).rejects.toThrow(RecordingFileError)
+    await expect(failed).rejects.toThrow(
+      /records\.calls\[1\]\.recording_url: must be an absolute http: or https: URL\n/,
+    )
+    await expect(failed).rejects.toThrow(
+      /records\.appointments\[0\]\.calendar_event_link: must be an absolute http: or https: URL/,
+    )
+  })
+
   it('--data names a recording given to it, and leaves it as it is', async () => {
     const { file } = await recorded()
     const before = readFileSync(file, 'utf8')

@@ -55,6 +55,7 @@ describe('createSandbox', () => {
     ['an organization twice', { organizations: [first, first] }, 'appears twice'],
     ['an unknown business type', { organizations: [{ ...first, business_type: 'bakery' }] }, 'business_type'],
     ['a key too short', { organizations: [{ ...first, keys: [{ key: 'short', scopes: [] }] }] }, 'organizations'],
+    ['an admin token that is a built-in key', { adminToken: 'sk_sandbox_all' }, 'adminToken must be a secret'],
   ])('refuses %s with an error naming %s', (_name, options, naming) => {
     expect(() => createSandbox(options as never)).toThrow(naming)
   })

@@ -76,7 +76,8 @@ describe('the standalone server', () => {
   let running: RunningServer
 
   beforeAll(async () => {
-    running = await startServer({ port: 0, quiet: true, now: NOW })
+    // The browser app may call the control plane too (test/control-origin.test.ts: what a page not allowed gets).
+    running = await startServer({ port: 0, quiet: true, now: NOW, allowedOrigins: [BROWSER_APP] })
   })
   afterAll(() => running?.close())
 
@@ -527,10 +528,15 @@ describe('the call-sandbox program', () => {
       '--live',
       '--admin-token',
       '--journal-size',
+      '--journal-bytes',
+      '--max-sessions',
+      '--session-limit',
+      '--session-ttl',
       '--proxy',
       '--proxy-timeout',
       '--record',
       '--world',
+      '--request-timeout',
       '--quiet',
     ]) {
       expect(cli.stdout(), `${flag} in:\n${cli.stdout()}`).toMatch(new RegExp(`^\\s+(-\\w, )?${flag}\\b`, 'm'))
@@ -592,6 +598,37 @@ describe('the call-sandbox program', () => {
     expect(health.data).toMatchObject({ scenario: 'empty', live: { interval_ms: 10_000 } })
   })
 
+  it('takes the memory flags, says so at start, and holds to them', async () => {
+    const cli = runCli([
+      '--port',
+      '0',
+      '--now',
+      '2026-11-20T12:00:00Z',
+      '--journal-bytes',
+      '64MiB',
+      '--max-sessions',
+      '5',
+      '--session-limit',
+      '1',
+      '--session-ttl',
+      '90m',
+    ])
+    const { url } = await listening(cli)
+    expect(await cli.waitForOutput((text) => text.includes('sessions:'), 'the sessions line')).toContain(
+      'up to 5 in memory, 1 in all, each forgotten after 90 min unused',
+    )
+    expect((await fetch(`${url}/sessions/one/v1/me`)).status).toBe(401)
+    const refused = await fetch(`${url}/sessions/two/v1/me`)
+    expect(refused.status).toBe(503)
+    expect((await json(refused)).error.code).toBe('session_limit_reached')
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(5_000)
+
+    const off = runCli(['--port', '0', '--session-ttl', 'off'])
+    await listening(off)
+    const line = await off.waitForOutput((text) => text.includes('sessions:'), 'the sessions line')
+    expect(line).toContain('up to 200 in memory, 10,000 in all)')
+  })
+
   it('honours PORT from the environment', async () => {
     const cli = runCli(['--now', '2026-11-20T12:00:00Z'], { PORT: '0' })
     const { url, port } = await listening(cli)
@@ -608,12 +645,18 @@ describe('the call-sandbox program', () => {
     { args: ['--port', '70000'], message: /--port.*70000|70000.*port/i },
     { args: ['--seed', '-1'], message: /--seed.*-1|seed.*-1/i },
     { args: ['--now', 'yesterday'], message: /--now.*yesterday|yesterday.*now/i },
+    { args: ['--now', '9999-12-31T23:59:59Z'], message: /--now.*9999-12-31T23:59:59Z.*1971-01-01 to 8999-01-01/ },
+    { args: ['--now', '1970-06-01T00:00:00Z'], message: /--now.*1970-06-01T00:00:00Z.*1971-01-01 to 8999-01-01/ },
+    { args: ['--request-timeout', '0'], message: /--request-timeout.*0.*from 100 to 3600000/ },
     { args: ['--latency', 'fast'], message: /--latency.*fast|latency.*fast/i },
     { args: ['--organizations', '/nonexistent.json'], message: /\/nonexistent\.json/ },
     { args: ['--scenario', 'rainy'], message: /--scenario.*rainy|rainy.*scenario/i },
     { args: ['--error-rate', '2'], message: /--error-rate.*2/i },
     { args: ['--rate-limit', 'lots'], message: /rate limit.*lots/i },
     { args: ['--live', '1h30'], message: /live.*1h30/i },
+    { args: ['--journal-bytes', '1KiB'], message: /--journal-bytes.*from 1 MiB to 64 GiB/ },
+    { args: ['--session-ttl', 'soon'], message: /--session-ttl.*such as 30m, 24h or 7d.*"soon"/ },
+    { args: ['--session-limit', '0'], message: /--session-limit.*from 1/ },
     { args: ['--host', '0.0.0.0', '--port', '0'], message: /not loopback.*--admin-token/ },
     { args: ['--bogus'], message: /unknown option.*--bogus/i },
     { args: ['--proxy', 'ftp://api.example.com'], message: /--proxy.*http: or https:/ },

@@ -6,12 +6,12 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 export const ARTIFACTS = resolve(import.meta.dirname, '../artifacts')
 
 /**
- * Debian's chromium (or CHROMIUM_PATH), headless.
+ * Debian's chromium (or CHROMIUM_PATH), headless; `args` are Chromium's switches beside the usual ones.
  *
  * @example
  * const browser = await launchChromium()
  */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium({ args = [] }: { args?: string[] } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [
@@ -22,6 +22,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...args,
     ],
   })
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
  */
 
 const ROOT = resolve(import.meta.dirname, '../..')
-const NODE_ONLY_PACKAGES = ['express', 'commander', 'cors', 'swagger-ui-dist', 'msw/lib/node']
+const NODE_ONLY_PACKAGES = ['express', 'commander', 'swagger-ui-dist', 'msw/lib/node']
 const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]))
 
 let app: string

@@ -4,6 +4,7 @@ import { NoPath, NoQuery, RecordEnvelope } from '../schemas/index.js'
 import { bearerToken } from '../http/bearerToken.js'
 import { isControlPath, isSessionsPath, LIVENESS_PATH } from '../http/paths.js'
 import { openSteps, type Plane, type PlaneSteps } from '../http/pipeline.js'
+import { sameSecret } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { controlRoutes } from './controlRoutes.js'
@@ -58,12 +59,12 @@ export function adminSteps({ sandbox, request }: RequestContext): PlaneSteps {
   }
 }
 
-/** The admin token's check, when the sandbox has one: 401 without it. */
+/** The admin token's check, when the sandbox has one: 401 without it. Compared in constant time (`sameSecret`). */
 function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
   const { adminToken } = sandbox.options
   if (adminToken === undefined) return
   const token = bearerToken(authorization)
-  if (token !== adminToken) {
+  if (token === null || !sameSecret(token, adminToken)) {
     const problem = authorization ? 'carries another token' : 'has no Authorization header'
     throw new ApiError(
       'unauthorized',

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ApiError } from '../schemas/ApiError.js'
 import { toCallWithMessages } from '../http/resources.js'
-import { CLOCK_RANGE } from '../sandbox/Clock.js'
+import { CLOCK_RANGE, inRange, rangeText } from '../schemas/instantRange.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { businessTypes } from '../world/fixtures.js'
 import {
@@ -28,6 +28,7 @@ import { scenarios, SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { routes } from '../http/routes.js'
 import { defineEndpoint, type Endpoint } from '../http/Endpoint.js'
 import { noDrift } from '../proxy/Drift.js'
+import { READINESS_PATH } from '../http/paths.js'
 
 /**
  * A simulated call's organization and reason must exist: what the schema
@@ -74,7 +75,7 @@ export const controlRoutes: readonly Endpoint[] = [
   }),
   defineEndpoint({
     method: 'GET',
-    path: '/_sandbox/ready',
+    path: READINESS_PATH,
     requires: 'nothing',
     summary: 'Whether the sandbox is ready to serve',
     description:
@@ -198,11 +199,12 @@ export const controlRoutes: readonly Endpoint[] = [
     response: RecordEnvelope(ClockState),
     answer: async ({ sandbox, body }) => {
       const { now, advance_seconds } = body
-      const target = now !== undefined ? parseInstant(now)! : sandbox.clock.now() + advance_seconds! * 1_000
-      if (!(target >= CLOCK_RANGE.min && target <= CLOCK_RANGE.max)) {
+      const target = now !== undefined ? parseInstant(now) : sandbox.clock.now() + advance_seconds! * 1_000
+      if (!inRange(target, CLOCK_RANGE)) {
         const field = now !== undefined ? 'now' : 'advance_seconds'
-        const at = Number.isFinite(new Date(target).getTime()) ? new Date(target).toISOString() : target
-        const message = `${field} must keep the clock from 1970-01-01 to 9000-01-01; it would be at ${at}`
+        const at =
+          target !== undefined && Number.isFinite(new Date(target).getTime()) ? new Date(target).toISOString() : now
+        const message = `${field} must keep the clock from ${rangeText(CLOCK_RANGE)}; it would be at ${at}`
         throw new ApiError('validation_failed', `The body has a bad field: ${message}.`, {
           details: [{ field, code: 'invalid_format', message }],
         })

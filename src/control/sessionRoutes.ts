@@ -25,12 +25,12 @@ export const sessionRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'Create a session',
     description:
-      'A session of its own, at `/sessions/{name}`: a complete API root (`/v1/`, `/_sandbox/`, `/openapi.json`) over a world no other session sees. A session is also made by its first request; this one can differ from the server in `seed`, `now`, `scenario` and `calls`. Without a name, one is made up.',
+      'A session of its own, at `/sessions/{name}`: a complete API root (`/v1/`, `/_sandbox/`, `/openapi.json`) over a world no other session sees. A session is also made by its first request; this one can differ from the server in `seed`, `now`, `scenario` and `calls`. Without a name, one is made up. Past the session limit (`--session-limit`), 503 `session_limit_reached`.',
     pathParams: NoPath,
     query: NoQuery,
     body: CreateSessionRequest,
     status: 201,
-    errors: [409],
+    errors: [409, 503],
     response: RecordEnvelope(SessionInfo.extend({ url: z.string() })),
     answer: async (input) => {
       const { name, ...options } = input.body
@@ -45,7 +45,7 @@ export const sessionRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'List the sessions',
     description:
-      'Every session: the default one (the bare root), then the least recently used first, each with when it was made and last used, its writes and requests, and whether its world is in memory or evicted (unloaded, kept as its seed and writes).',
+      'Every session: the default one (the bare root), then the least recently used first, each with when it was made and last used, its writes and requests, whether its world is in memory or evicted (unloaded, kept as its seed, writes, journal and usage), and when it expires unless used again (`--session-ttl`).',
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.array(SessionInfo)),

@@ -1,6 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { defaultOrganizations } from '../world/fixtures.js'
 import { seedWorld } from '../world/seedWorld.js'
+import { SLICE_SIZE } from '../world/slices.js'
+import { countTurns } from '../../test/support/turns.js'
 import { Database, type Filters, type PageQuery } from './Database.js'
 import { compare, positionOf } from './KeysetIndex.js'
 import type { Kind, StoredContact, StoredRecords } from '../schemas/stored.js'
@@ -84,6 +86,22 @@ describe('Database', () => {
       WORLD.calls.filter((call) => call.caller_phone === repeatCaller).length,
       'a caller who rang more than once',
     ).toBeGreaterThan(1)
+  })
+
+  it('loads a world in slices, the event loop running between them, to the same records', async () => {
+    const world = seedWorld({ seed: 2, now: NOW, organizations: [{ ...ORG_1, calls: 2 * SLICE_SIZE }] })
+    const db = new Database()
+    const turns = countTurns()
+    await db.load(structuredClone(world))
+    expect(turns.stop()).toBeGreaterThanOrEqual(2)
+    expect(db.count('calls')).toBe(world.calls.length)
+    expect(db.page('calls', ORG_1.organization_id, { limit: 5 }).records.map(({ id }) => id)).toEqual(
+      world.calls
+        .slice()
+        .sort((a, b) => compare(positionOf(a), positionOf(b)))
+        .slice(0, 5)
+        .map(({ id }) => id),
+    )
   })
 
   it('keys each record in @msw/data by its own id, loaded, inserted or changed, and leaves the world it was given as it was', async () => {

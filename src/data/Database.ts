@@ -13,6 +13,7 @@ import {
   type WorldRecords,
 } from '../schemas/stored.js'
 import { linesOf, messagesOf } from '../world/conversation.js'
+import { nextTurn, SLICE_SIZE } from '../world/slices.js'
 import { ListIndexes, type Page, type PageQuery } from './ListIndexes.js'
 import { RecordCollections } from './RecordCollections.js'
 
@@ -54,7 +55,7 @@ export class Database {
   /** What the transaction under way wrote, oldest first, to undo it should it fail. */
   #undo: Undo[] | undefined
 
-  /** Replaces every record with `world`. */
+  /** Replaces every record with `world`, a slice at a time, the event loop running between two slices. */
   async load(world: WorldRecords): Promise<void> {
     this.#collections.clear()
     this.#byId = byKind(() => new Map())
@@ -66,13 +67,18 @@ export class Database {
     this.#originals = new Map()
     const loaded: Array<[Kind, AnyRecord]> = []
     for (const kind of KINDS) {
-      const stored = await this.#collections.load(
-        kind,
-        world[kind].map((record) => this.#setAside(kind, record)),
-      )
-      for (const record of stored) {
-        this.#remember(kind, record)
-        loaded.push([kind, record])
+      const records = world[kind]
+      for (let start = 0; start < records.length; start += SLICE_SIZE) {
+        if (start > 0) await nextTurn()
+        const slice = records.slice(start, start + SLICE_SIZE)
+        const stored = await this.#collections.load(
+          kind,
+          slice.map((record) => this.#setAside(kind, record)),
+        )
+        for (const record of stored) {
+          this.#remember(kind, record)
+          loaded.push([kind, record])
+        }
       }
     }
     this.#lists = ListIndexes.of(loaded)

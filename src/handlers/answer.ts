@@ -2,7 +2,7 @@ import { CONTROL, LIVENESS, SESSIONS } from '../control/controlPlane.js'
 import { API } from '../http/apiPlane.js'
 import type { Observer, RequestContext } from '../http/Endpoint.js'
 import { matchRoute, methodsAt } from '../http/matchRoute.js'
-import { isSessionPath, isSessionsPath, SESSION_PREFIX } from '../http/paths.js'
+import { isSessionPath, isSessionsPath, SESSION_PREFIX, splitSessionPath } from '../http/paths.js'
 import { type Plane, runEndpoint } from '../http/pipeline.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, failedReply, type Reply, toApiError, toResponse } from '../http/respond.js'
@@ -10,6 +10,7 @@ import { DOCUMENT } from '../openapi/documentPlane.js'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { echoed } from '../schemas/echoed.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 
@@ -84,11 +85,16 @@ export async function reply(
     const plane = planeOf(rest, server.planes)
     const root = `${SESSION_PREFIX}/${name}`
     if (!plane) {
-      const message = `No endpoint at ${path}. A session's API is under ${root}/v1/, its controls under ${root}/_sandbox/.`
+      const message = `No endpoint at ${echoed(path)}. A session's API is under ${root}/v1/, its controls under ${root}/_sandbox/.`
       return refuse(sandbox, request, new ApiError('not_found', message))
     }
-    const answered = await sessions.use(name, (world) => runEndpoint(plane, contextOf(world, rest, root)))
-    return underRoot(answered, root)
+    try {
+      const answered = await sessions.use(name, (world) => runEndpoint(plane, contextOf(world, rest, root)))
+      return underRoot(answered, root)
+    } catch (error) {
+      // No world to answer from: a new name past the session limit, or a session the store could not bring back.
+      return refuse(sandbox, request, error)
+    }
   }
 
   // The sessions themselves, at the bare root only.
@@ -172,21 +178,14 @@ function planeAt(path: string): { plane: Plane | undefined; below: string; name?
   return { plane: isSessionsPath(path) ? SESSIONS : planeOf(path), below: path }
 }
 
-/** `/sessions/ci-1/v1/me` → `ci-1` and `/v1/me`; the name still percent-encoded, as sent. */
-function splitSessionPath(path: string): { name: string; rest: string } {
-  const after = path.slice(SESSION_PREFIX.length + 1)
-  const slash = after.indexOf('/')
-  return slash === -1 ? { name: after, rest: '' } : { name: after.slice(0, slash), rest: after.slice(slash) }
-}
-
 function badSessionName(name: string): ApiError {
-  return new ApiError('invalid_parameter', `A session name ${SESSION_NAME_MESSAGE}; got "${name}".`, {
+  return new ApiError('invalid_parameter', `A session name ${SESSION_NAME_MESSAGE}; got "${echoed(name)}".`, {
     param: 'session',
   })
 }
 
 /** An error answered before any world is chosen: the default world's clock dates it. */
-async function refuse(sandbox: Sandbox, request: Request, error: ApiError): Promise<Reply> {
+async function refuse(sandbox: Sandbox, request: Request, error: unknown): Promise<Reply> {
   return failedReply(sandbox, newRequestId(), request, error)
 }
 

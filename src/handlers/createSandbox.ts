@@ -3,16 +3,11 @@ import type { ProxyOptions } from '../proxy/proxyOptions.js'
 import { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
-import { Sessions } from '../sessions/Sessions.js'
+import { type SessionLimits, Sessions } from '../sessions/Sessions.js'
 import { createHandlers } from './createHandlers.js'
 
-/** What `createSandbox` takes: a world's options, and how many sessions' worlds stay in memory. */
-export interface CreateSandboxOptions extends SandboxOptions {
-  /**
-   * Sessions (`/sessions/{name}/…`) whose worlds stay in memory; past it, the least recently used idle one is evicted (unloaded, kept as its seed and writes).
-   * Default 200.
-   */
-  maxSessions?: number
+/** What `createSandbox` takes: a world's options, and how many sessions it keeps, in memory and in all, and how long. */
+export interface CreateSandboxOptions extends SandboxOptions, SessionLimits {
   /**
    * Proxy mode: the bare root's `/v1/` requests go to this upstream (a real
    * service's base URL) and its answers come back held to the contract; the
@@ -42,11 +37,13 @@ export type SandboxWithHandlers = Sandbox & {
  */
 export function createSandbox({
   maxSessions,
+  sessionLimit,
+  sessionTtl,
   proxy: proxyOptions,
   ...options
 }: CreateSandboxOptions = {}): SandboxWithHandlers {
   const proxy = proxyOptions === undefined ? undefined : new UpstreamProxy(proxyOptions)
   const sandbox = new Sandbox(options)
-  const sessions = new Sessions(sandbox, options, maxSessions)
+  const sessions = new Sessions(sandbox, options, { maxSessions, sessionLimit, sessionTtl })
   return Object.assign(sandbox, { sessions, proxy, handlers: createHandlers(sandbox, sessions, proxy) })
 }

@@ -1,4 +1,6 @@
-import { keptBody } from '../sandbox/Journal.js'
+import { publicKeysOf, shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
+import { keptBody, keptHeaders } from '../sandbox/Journal.js'
+import { requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
@@ -91,16 +93,26 @@ function authenticate(
   presented: ApiKey | undefined,
 ): ApiKey {
   if (presented) return presented
-  const hint = () =>
-    `Send Authorization: Bearer <key>, with a sandbox key such as ${sandbox.apiKeys[0]?.key ?? 'sk_sandbox_all'}.`
+  // Built-in keys are named to help; a user's own organizations' keys never are, to anyone who asks.
+  const listed = publicKeysOf(sandbox.apiKeys)
+  const hint =
+    listed.length > 0
+      ? `Send Authorization: Bearer <key>, with a sandbox key such as ${listed[0]}.`
+      : `Send Authorization: Bearer <key>, with a key of the sandbox's organizations. ${WHERE_KEYS_ARE}`
   if (authorization === null || authorization.trim() === '')
-    throw new ApiError('unauthorized', `No Authorization header. ${hint()}`)
-  if (token === null) throw new ApiError('unauthorized', `The Authorization header is not "Bearer <key>". ${hint()}`)
+    throw new ApiError('unauthorized', `No Authorization header. ${hint}`)
+  if (token === null) throw new ApiError('unauthorized', `The Authorization header is not "Bearer <key>". ${hint}`)
   throw new ApiError(
     'unauthorized',
-    `Unknown API key. The sandbox keys are: ${sandbox.apiKeys.map(({ key }) => key).join(', ')}.`,
+    listed.length > 0
+      ? `Unknown API key. The sandbox keys are: ${listed.join(', ')}.`
+      : `Unknown API key. ${WHERE_KEYS_ARE}`,
   )
 }
+
+/** Where the keys of a user's own organizations are to be found, as the 401 does not name them. */
+const WHERE_KEYS_ARE =
+  'They are in the organizations the sandbox was started with (--organizations, or the organizations option), and the server prints them at start-up.'
 
 function authorize(apiKey: ApiKey, route: ApiEndpoint): void {
   const scope = scopeOf(route)
@@ -115,15 +127,18 @@ function authorize(apiKey: ApiKey, route: ApiEndpoint): void {
 
 /** What the usage report counts of a request of a valid key. */
 function usageOf(
-  { url }: RequestContext,
+  context: RequestContext,
   presented: ApiKey,
   route: ApiEndpoint | undefined,
   status: number,
 ): Parameters<Sandbox['usage']['record']> {
   // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
-  const parameters = route ? [...url.searchParams.keys()].filter((name) => Object.hasOwn(route.query.shape, name)) : []
+  const parameters = route
+    ? [...context.url.searchParams.keys()].filter((name) => Object.hasOwn(route.query.shape, name))
+    : []
   const { key, organization, scopes } = presented
-  return [{ key, organization_id: organization.organization_id, scopes }, route, parameters, status]
+  const shown = shownCredential(key, context.sandbox.options.adminToken)
+  return [{ key: shown, organization_id: organization.organization_id, scopes }, route, parameters, status]
 }
 
 function rateLimited({ limit, resetAt }: RateLimitState): ApiError {
@@ -177,53 +192,74 @@ export function journalEntry(
     path: string
     url: URL
     status: number
+    /** The Bearer token sent, as sent: the entry shows it as `shownCredential` does. */
     key: string | null
     started: number
     /** The answer, kept with the request's own headers and body. */
     reply?: Reply
   },
 ): JournalEntry {
+  const { adminToken } = sandbox.options
+  // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
+  const scrubber = requestScrubber(sandbox, request)
   return {
     request_id: requestId,
     method: request.method,
-    path,
-    query: queryOf(url.searchParams),
+    path: scrubber.text(path),
+    query: queryOf(url.searchParams, adminToken, scrubber),
     status,
-    key,
+    key: key === null ? null : shownCredential(key, adminToken),
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
     ...(reply && {
-      request: messageOf(request.headers, bodyRead(request) ?? null),
-      response: messageOf(reply.headers, reply.body),
+      request: messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber),
+      response: messageOf(reply.headers, reply.body, adminToken, scrubber),
     }),
   }
 }
 
-/** One side of an exchange as the journal keeps it: a key in Authorization shortened, the body cut at 4 KiB. */
-function messageOf(headers: Headers, body: Uint8Array | null): JournalMessage {
-  const kept: Record<string, string> = {}
-  for (const [name, value] of headers) {
-    kept[name] =
-      name === 'authorization' ? value.replace(/^(\S+\s+)(\S+)$/, (_, scheme, key) => scheme + shortKey(key)) : value
+/**
+ * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, headers cut as
+ * `keptHeaders` cuts them, the body cut at 4 KiB, and the secrets `scrubber` finds replaced. Several `Set-Cookie`s
+ * (which `Headers` yields one by one) are each kept, one a line: a cookie's `Expires` has a comma, a header value
+ * never has a line break.
+ */
+function messageOf(
+  headers: Headers,
+  body: Uint8Array | null,
+  adminToken: string | undefined,
+  scrubber: Scrubber,
+): JournalMessage {
+  // No prototype: a header named constructor or __proto__ is kept like any other.
+  const kept: Record<string, string> = Object.create(null)
+  for (const [sentName, value] of headers) {
+    const name = scrubber.text(sentName)
+    const shown = scrubber.text(shownHeader(sentName, value, adminToken))
+    const earlier = kept[name]
+    kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
   }
-  return { headers: kept, ...keptBody(body) }
+  const { body: text, body_truncated } = keptBody(body)
+  return {
+    ...keptHeaders(Object.entries(kept)),
+    body: text === null ? null : scrubber.text(text, body_truncated),
+    body_truncated,
+  }
 }
 
 /**
- * A key as logs and the journal's headers show it: enough to tell keys apart, not the whole key.
- *
- * @example
- * shortKey('sk_sandbox_readonly') // 'sk_sandb…only'
+ * The query parameters as the journal keeps them: a repeated one with an array of its values, a credential as
+ * `shownParameter` shows it, and the secrets `scrubber` finds replaced, in names and values.
  */
-export function shortKey(key: string): string {
-  return key.length <= 12 ? key : `${key.slice(0, 8)}…${key.slice(-4)}`
-}
-
-/** The query parameters as the journal keeps them: a repeated one with an array of its values. */
-function queryOf(searchParams: URLSearchParams): Record<string, string | string[]> {
+function queryOf(
+  searchParams: URLSearchParams,
+  adminToken: string | undefined,
+  scrubber: Scrubber,
+): Record<string, string | string[]> {
   // No prototype: a parameter named __proto__ is kept like any other.
   const query: Record<string, string | string[]> = Object.create(null)
-  for (const [name, value] of searchParams) {
+  for (const [sentName, sent] of searchParams) {
+    const name = scrubber.text(sentName)
+    const value = scrubber.text(shownParameter(sentName, sent, adminToken))
     const earlier = query[name]
     query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
   }

@@ -62,6 +62,10 @@ export function isJsonMediaType(contentType: string | null): boolean {
   return essence === 'application/json' || /^application\/[\w.+-]+\+json$/.test(essence)
 }
 
+function cutShort(): ApiError {
+  return new ApiError('invalid_json', 'The body is not valid JSON: the connection ended before the body did.')
+}
+
 function tooLarge(): ApiError {
   return new ApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES / 1024} KiB.`)
 }
@@ -102,18 +106,24 @@ export function bodyRead(request: Request): Uint8Array | undefined {
  * end: that answer must close the connection, which is no longer usable.
  */
 export async function finishReading(request: Request): Promise<boolean> {
-  if (request.body && !request.bodyUsed) await readAtMost(request, READ_LIMIT)
+  if (request.body && !request.bodyUsed) await readAtMost(request, READ_LIMIT).catch(() => undefined)
   return !abandoned.has(request)
 }
 
-/** The body's bytes, or `undefined` once it passes `limit` (the rest is not read). */
+/**
+ * The body's bytes, or `undefined` once it passes `limit` (the rest is not read). A body that stops arriving (the
+ * server's request timeout, a client gone) is an error, and its answer closes the connection.
+ */
 async function readAtMost(request: Request, limit: number): Promise<Uint8Array | undefined> {
   if (!request.body) return new Uint8Array()
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
-    const { done, value } = await reader.read()
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      abandoned.add(request)
+      throw error instanceof ApiError ? error : cutShort()
+    })
     if (done) break
     size += value.byteLength
     if (size > limit) {

@@ -1,4 +1,5 @@
 import { ApiError } from '../schemas/ApiError.js'
+import { ECHO_LIMIT, echoed } from '../schemas/echoed.js'
 import { nearest } from './nearest.js'
 
 /** What route matching needs of a route: its method and its path pattern, like `/v1/calls/:call_id`. */
@@ -32,25 +33,29 @@ export function matchRoute<R extends Matchable>(
     const meant = nearest(path, new Set(routes.map((route) => filledIn(route.path, segments))), 2)
     throw new ApiError(
       'not_found',
-      `No endpoint at ${path}.${meant ? ` Did you mean ${meant}?` : ''} The endpoints are: ${endpoints}.`,
+      `No endpoint at ${echoed(path)}.${meant ? ` Did you mean ${meant}?` : ''} The endpoints are: ${endpoints}.`,
       meant ? { details: { did_you_mean: meant } } : {},
     )
   }
   const match = matches.find(({ route }) => route.method === method)
   if (!match) {
     const allowed = methodsOf(matches.map(({ route }) => route)).join(', ')
-    throw new ApiError('method_not_allowed', `${path} does not take ${method}; it takes ${allowed}.`, {
+    throw new ApiError('method_not_allowed', `${echoed(path)} does not take ${method}; it takes ${allowed}.`, {
       headers: { Allow: allowed },
     })
   }
   return match
 }
 
-/** A route's path with its parameters taken from the path sent, where the two have as many segments. */
+/**
+ * A route's path with its parameters taken from the path sent, where the two have as many segments; a segment longer
+ * than an error may echo stays the parameter's name, so that a suggestion is as short as the route.
+ */
 function filledIn(pattern: string, segments: string[]): string {
   const parts = pattern.split('/')
   if (parts.length !== segments.length) return pattern
-  return parts.map((part, i) => (part.startsWith(':') ? segments[i] : part)).join('/')
+  const fill = (part: string, segment: string) => (segment.length <= ECHO_LIMIT ? segment : part)
+  return parts.map((part, i) => (part.startsWith(':') ? fill(part, segments[i]!) : part)).join('/')
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { z } from 'zod'
 import { ApiError } from '../schemas/ApiError.js'
+import { echoed } from '../schemas/echoed.js'
+import { thousands } from '../schemas/thousands.js'
 import { nearest } from './nearest.js'
 
 /**
@@ -21,15 +23,17 @@ export function parseQuery(
       const meant = nearest(name, names)
       throw new ApiError(
         'unknown_parameter',
-        `${name || '(empty name)'} is not a parameter of ${route.method} ${route.path}${meant ? ` (did you mean ${meant}?)` : ''}; ${takes}.`,
-        { param: name, ...(meant && { details: { did_you_mean: meant } }) },
+        `${echoed(name) || '(empty name)'} is not a parameter of ${route.method} ${route.path}${meant ? ` (did you mean ${meant}?)` : ''}; ${takes}.`,
+        { param: echoed(name), ...(meant && { details: { did_you_mean: meant } }) },
       )
     }
     counts.set(name, (counts.get(name) ?? 0) + 1)
   }
   for (const [name, count] of counts) {
     if (count > 1)
-      throw new ApiError('invalid_parameter', `${name} is given ${count} times; give it once.`, { param: name })
+      throw new ApiError('invalid_parameter', `${name} is given ${thousands(count)} times; give it once.`, {
+        param: name,
+      })
   }
   return parseValues(route.query, Object.fromEntries(searchParams))
 }

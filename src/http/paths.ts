@@ -6,6 +6,8 @@ export const SESSIONS_PATH = `${CONTROL_PREFIX}/sessions`
 export const SESSION_PREFIX = '/sessions'
 /** Where a probe asks whether the server is alive (see `/_sandbox/ready` for whether it can serve). */
 export const LIVENESS_PATH = `${CONTROL_PREFIX}/live`
+/** Where a probe asks whether the server can serve: its world seeded, its store taking writes. */
+export const READINESS_PATH = `${CONTROL_PREFIX}/ready`
 /** Where the OpenAPI document is served, below a root. */
 export const DOCUMENT_PATH = '/openapi.json'
 
@@ -47,4 +49,21 @@ export function isSessionsPath(path: string): boolean {
  */
 export function isSessionPath(path: string): boolean {
   return path === SESSION_PREFIX || path.startsWith(`${SESSION_PREFIX}/`)
+}
+
+/** `/sessions/ci-1/v1/me` → `ci-1` and `/v1/me`; the name still percent-encoded, as sent. */
+export function splitSessionPath(path: string): { name: string; rest: string } {
+  const after = path.slice(SESSION_PREFIX.length + 1)
+  const slash = after.indexOf('/')
+  return slash === -1 ? { name: after, rest: '' } : { name: after.slice(0, slash), rest: after.slice(slash) }
+}
+
+/**
+ * The path below its root: a session's own path below `/sessions/{name}`, the path itself at the bare root.
+ *
+ * @example
+ * belowRoot('/sessions/ci-1/_sandbox/reset') // '/_sandbox/reset'
+ */
+export function belowRoot(path: string): string {
+  return isSessionPath(path) ? splitSessionPath(path).rest : path
 }

@@ -1,6 +1,7 @@
 import { MAX_LATENCY_MS } from '../sandbox/latency.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { echoed } from '../schemas/echoed.js'
 import { thousands } from '../schemas/thousands.js'
 import { type ApiEndpoint, type Endpoint, scopeOf, successStatusOf } from './Endpoint.js'
 
@@ -41,14 +42,16 @@ export function parsePrefer(header: string | null, route: ApiEndpoint): Preferen
       const forceable = (FORCEABLE_STATUSES as readonly number[]).includes(code)
       if (!/^\d{3}$/.test(raw) || !(forceable || code === successStatusOf(route))) {
         throw preferProblem(
-          `Prefer: code= takes ${successStatusOf(route)} or an error status: ${FORCEABLE_STATUSES.join(', ')}; got "${raw}".`,
+          `Prefer: code= takes ${successStatusOf(route)} or an error status: ${FORCEABLE_STATUSES.join(', ')}; got "${echoed(raw)}".`,
         )
       }
       preferences.code = code
       preferences.applied.push(`code=${code}`)
     } else if (name === 'delay' && preferences.delay === undefined) {
       if (!/^\d{1,5}$/.test(raw) || Number(raw) > MAX_LATENCY_MS) {
-        throw preferProblem(`Prefer: delay= takes milliseconds from 0 to ${thousands(MAX_LATENCY_MS)}; got "${raw}".`)
+        throw preferProblem(
+          `Prefer: delay= takes milliseconds from 0 to ${thousands(MAX_LATENCY_MS)}; got "${echoed(raw)}".`,
+        )
       }
       preferences.delay = Number(raw)
       preferences.applied.push(`delay=${preferences.delay}`)

@@ -1,8 +1,14 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { knownScrubber, requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { ContactExistsError, SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
+import {
+  ContactExistsError,
+  SessionExistsError,
+  SessionLimitError,
+  StorageUnavailableError,
+} from '../schemas/domainErrors.js'
 import { finishReading } from './body.js'
-import { SESSION_PREFIX } from './paths.js'
+import { SESSION_PREFIX, SESSIONS_PATH } from './paths.js'
 import { bodyBytes } from './RawJson.js'
 
 /**
@@ -83,13 +89,26 @@ export function textReply(
   return replyOf(requestId, status, new TextEncoder().encode(text), headers)
 }
 
-/** A reply with the headers every answer carries: its request id, and no caching. */
+/**
+ * Keeps a browser to an answer's `Content-Type`: JSON that holds markup (a journal entry, a record) is never read as
+ * a page or a script.
+ */
+export const NO_SNIFF = { 'X-Content-Type-Options': 'nosniff' } as const
+
+/** A reply with the headers every answer carries: its request id, no caching, and no sniffing. */
 function replyOf(requestId: string, status: number, body: Uint8Array, headers: Record<string, string>): Reply {
-  return { status, headers: new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...headers }), body }
+  return {
+    status,
+    headers: new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...NO_SNIFF, ...headers }),
+    body,
+  }
 }
 
 /**
- * An error in the contract's envelope.
+ * An error in the contract's envelope, with every secret `scrubber` finds
+ * replaced in its message, `param` and `details`: an error that echoes what
+ * was sent (a query name, a path, a field) never echoes a secret. By default
+ * the secrets the sandbox knows; `failedReply` adds the request's own.
  *
  * @example
  * errorReply(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.'))
@@ -99,22 +118,24 @@ export function errorReply(
   requestId: string,
   error: ApiError,
   extraHeaders: Record<string, string> = {},
+  scrubber: Scrubber = knownScrubber(sandbox),
 ): Reply {
   const { param, details, headers } = error.init
   const body = {
     error: {
       type: error.type,
       code: error.code,
-      message: error.message,
-      ...(param !== undefined && { param }),
-      ...(details && { details }),
+      message: scrubber.text(error.message),
+      ...(param !== undefined && { param: scrubber.text(param) }),
+      ...(details && { details: scrubber.value(details) }),
     },
   }
   return respond(sandbox, requestId, error.status, body, { ...headers, ...extraHeaders })
 }
 
 /**
- * The answer to a request that failed: its error in the envelope, once what
+ * The answer to a request that failed: its error in the envelope, with the
+ * secrets the sandbox knows and those the request carried replaced, once what
  * is left of its body has been read (a client still sending it would stall
  * otherwise), closing the connection when the body was too large to read.
  *
@@ -128,8 +149,12 @@ export async function failedReply(
   error: unknown,
 ): Promise<Reply> {
   const readToTheEnd = await finishReading(request)
-  return errorReply(sandbox, requestId, toApiError(error), readToTheEnd ? {} : { Connection: 'close' })
+  const headers: Record<string, string> = readToTheEnd ? {} : { Connection: 'close' }
+  return errorReply(sandbox, requestId, toApiError(error), headers, requestScrubber(sandbox, request))
 }
+
+/** A 503's `Retry-After` at the session limit when no session expires by itself: a minute, to end one meanwhile. */
+const RETRY_WITHOUT_TTL_SECONDS = 60
 
 /**
  * The contract's error for anything thrown while answering: an `ApiError` as
@@ -150,6 +175,18 @@ export function toApiError(error: unknown): ApiError {
       'session_exists',
       `${error.message} Use it at ${SESSION_PREFIX}/${error.session}/, or pick another name.`,
       { details: { session: error.session } },
+    )
+  }
+  if (error instanceof SessionLimitError) {
+    const { session, retryAfter } = error
+    const when =
+      retryAfter === undefined
+        ? ': without a TTL, a place frees only when a session is ended'
+        : `, or retry in ${retryAfter} s, when the least recently used one expires`
+    return new ApiError(
+      'session_limit_reached',
+      `${error.message} Use a session that exists, or end one (DELETE ${SESSIONS_PATH}/{name})${when}.`,
+      { details: { session }, headers: { 'Retry-After': String(retryAfter ?? RETRY_WITHOUT_TTL_SECONDS) } },
     )
   }
   console.error('[call-sandbox] unexpected error while answering a request:', error)

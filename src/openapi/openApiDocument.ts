@@ -4,6 +4,7 @@ import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
 import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
 import { FORCEABLE_STATUSES } from '../http/prefer.js'
 import { routes } from '../http/routes.js'
+import { publicKeysOf, shownCredential } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import {
   Appointment,
@@ -16,10 +17,12 @@ import {
   Meta,
   Organization,
   Scope,
+  SESSION_NAME_RULE,
   Uuid,
 } from '../schemas/index.js'
 import { documentExamples } from './documentExamples.js'
 import { isObject } from '../schemas/isObject.js'
+import { MAX_LISTED } from '../schemas/parseBody.js'
 
 /*
  * The OpenAPI 3.1 document, made from the routes and the zod schemas the
@@ -49,7 +52,7 @@ const DocumentedErrorEnvelope = ErrorEnvelope.extend({
             required_scope: Scope.nullable(),
             /** 403 `insufficient_scope`: the scopes the key has. */
             key_scopes: z.array(Scope),
-            /** 409 `session_exists`: the session of that name. */
+            /** 409 `session_exists`, 503 `session_limit_reached`: the session of that name. */
             session: z.string(),
             /**
              * 404 `not_found` and 400 `unknown_parameter`: the endpoint path or the parameter nearest to the one
@@ -87,10 +90,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'A contact with this phone already exists (`contact_exists`; `details.contact_id` names it), or a session of that name (`session_exists`).',
   413: 'The body is over 64 KiB.',
   415: 'The body is not sent as JSON.',
-  422: 'Body fields are wrong; `details` lists every bad field.',
+  422: `Body fields are wrong; \`details\` lists the first ${MAX_LISTED} bad fields, and the message counts the rest.`,
   429: 'Over the simulated rate limit; `Retry-After` says when to retry.',
   500: 'A failure: asked for (`Prefer: code=500`, `--error-rate`), or of the sandbox itself.',
-  503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), or a write the store did not take (`storage_unavailable`).',
+  503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), a write the store did not take (`storage_unavailable`), or a new session past the limit (`session_limit_reached`, `--session-limit`).',
 }
 
 const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
@@ -132,7 +135,7 @@ function serversOf(base: string, session: string | undefined): object[] {
       url: `${base}${SESSION_PREFIX}/{session}`,
       description: 'A session of its own: the same API over a world no other session sees',
       variables: {
-        session: { default: 'my-session', description: '1 to 64 letters, digits, dots, underscores or hyphens' },
+        session: { default: 'my-session', description: SESSION_NAME_RULE },
       },
     },
   ]
@@ -464,12 +467,20 @@ function operationId(method: string, path: string): string {
   return method.toLowerCase() + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
 }
 
+/**
+ * The keys, as anyone may read them without a token: as `shownCredential` shows them, whole for the built-in keys,
+ * the last four characters at most of a user's own organizations' (which may be real-looking or shared).
+ */
 function describeKeys(sandbox: Sandbox): string {
+  const whole = publicKeysOf(sandbox.apiKeys).length > 0
   const rows = sandbox.apiKeys.map(
-    ({ key, organization, scopes }) => `| \`${key}\` | ${organization.organization_name} | ${scopes.join(', ')} |`,
+    ({ key, organization, scopes }) =>
+      `| \`${shownCredential(key, sandbox.options.adminToken)}\` | ${organization.organization_name} | ${scopes.join(', ')} |`,
   )
   return [
-    'The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with one of these keys:',
+    whole
+      ? 'The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with one of these keys:'
+      : "The call-handling API as served by call-sandbox: a seeded, stateful sandbox. Send `Authorization: Bearer <key>` with a key of one of these organizations: the sandbox's own, from its organizations file, whose keys the server prints at start-up (shown here by their last four characters at most):",
     '',
     '| key | organization | scopes |',
     '|---|---|---|',

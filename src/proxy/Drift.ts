@@ -7,7 +7,7 @@ export interface Exchange {
   endpoint: string
   request_id: string
   upstream_request_id: string | null
-  /** Method, path and query as sent. */
+  /** Method, path and query as sent, a credential in the query as `shownUrl` shows it. */
   request: string
   status: number
   /** Whether the upstream answered; a 502 or 504 of the proxy's own is no answer. */

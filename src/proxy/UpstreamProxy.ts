@@ -4,7 +4,9 @@ import { journalEntry } from '../http/apiPlane.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedReply, type Reply } from '../http/respond.js'
 import type { ApiEndpoint as Route } from '../http/Endpoint.js'
+import { shownUrl } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { requestScrubber } from '../sandbox/Scrubber.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { Organization, type ContractViolation } from '../schemas/index.js'
 import { checkUpstreamReply, kindOf, type ContractCheck } from './checkUpstreamReply.js'
@@ -27,10 +29,11 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
 
 /**
  * Proxy mode: the API's requests go to a real service (the upstream), and
- * its answers come back as they were, each held to what the sandbox itself
- * promises (`X-Sandbox-Contract: ok` or `violations=N`), journaled with
- * what broke, counted in the drift report, and, with `record`, kept as a
- * world a sandbox can start from. The control plane and the document stay
+ * its answers come back as they were (but for one with a URL a browser
+ * could run), each held to what the sandbox itself promises
+ * (`X-Sandbox-Contract: ok` or `violations=N`), journaled with what broke,
+ * counted in the drift report, and, with `record`, kept as a world a
+ * sandbox can start from. The control plane and the document stay
  * the sandbox's own.
  *
  * @example
@@ -61,8 +64,9 @@ export class UpstreamProxy {
    * the body read once → what the contract gives the request, from the
    * request alone → the upstream's answer (502/504 when there is none) →
    * that answer held to the contract, and its place in a walk through a
-   * list's pages → what it says of the key (GET /v1/me) → recorded → sent
-   * back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
+   * list's pages (refused when it is not JSON, or has a URL of another
+   * scheme than http(s)) → what it says of the key (GET /v1/me) →
+   * recorded → sent back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
    * → journal and drift report.
    */
   async answer(world: Sandbox, request: Request, path: string, url: URL): Promise<Reply> {
@@ -105,6 +109,9 @@ export class UpstreamProxy {
           `The upstream ${new URL(this.options.upstream).origin} answered ${answer.status} with ${type}, not JSON; GET /_sandbox/drift shows how it began.`,
         )
       }
+      // A URL a browser would run rather than follow (javascript:, data:) reaches no client, and is not recorded.
+      const unsafe = violations.filter(({ rule }) => rule === 'url')
+      if (unsafe.length > 0) throw unsafeUrls(this.options.upstream, unsafe)
       // What the upstream says of the key, and what it answered, kept.
       if (token !== null && expectation.route && answer.status >= 200 && answer.status < 300)
         await this.#learn(token, request, expectation.route, checked)
@@ -124,6 +131,16 @@ export class UpstreamProxy {
     }
 
     const upstreamRequestId = answer?.headers.get('x-request-id') ?? null
+    // What the upstream answered may echo a secret (a 401 page quoting the key): the journal and the report do not.
+    // A `got` may be cut short (a page at 80 characters), and end with a secret's beginning.
+    const scrubber = requestScrubber(world, request)
+    const shownViolations = scrubber.finds
+      ? violations.map((violation) => ({
+          ...violation,
+          field: scrubber.text(violation.field),
+          got: scrubber.text(violation.got, true),
+        }))
+      : violations
     world.recordRequest({
       ...journalEntry(world, {
         requestId,
@@ -131,13 +148,13 @@ export class UpstreamProxy {
         path,
         url,
         status: response.status,
-        key: token === null ? null : redacted(token),
+        key: token,
         started,
       }),
       contract: {
         upstream_request_id: upstreamRequestId,
         violation_count: violations.length,
-        violations: violations.slice(0, JOURNALED_VIOLATIONS),
+        violations: shownViolations.slice(0, JOURNALED_VIOLATIONS),
       },
     })
     const route = expectation?.route
@@ -147,11 +164,11 @@ export class UpstreamProxy {
         : `${METHODS.has(request.method) ? request.method : 'OTHER'} (no such endpoint)`,
       request_id: requestId,
       upstream_request_id: upstreamRequestId,
-      request: `${request.method} ${path}${url.search}`,
+      request: `${request.method} ${scrubber.text(shownUrl(path + url.search, world.options.adminToken))}`,
       // The upstream's status where it answered: what drifted is its answer, not the proxy's envelope for it.
       status: answer?.status ?? response.status,
       answered: answer !== undefined,
-      violations,
+      violations: shownViolations,
     })
     return response
   }
@@ -227,10 +244,14 @@ export class UpstreamProxy {
   }
 }
 
-/**
- * A key as the journal shows it in proxy mode, where keys are real: its
- * first three and last four characters (`sk_…a1b2`), nothing of a short one.
- */
-function redacted(token: string): string {
-  return token.length >= 12 ? `${token.slice(0, 3)}…${token.slice(-4)}` : '…'
+/** Fields a 502 `upstream_unsafe_url` names; it counts the rest. */
+const NAMED_FIELDS = 3
+
+function unsafeUrls(upstream: string, unsafe: readonly ContractViolation[]): ApiError {
+  const fields = unsafe.slice(0, NAMED_FIELDS).map(({ field }) => field)
+  const more = unsafe.length > NAMED_FIELDS ? ` and ${unsafe.length - NAMED_FIELDS} more` : ''
+  return new ApiError(
+    'upstream_unsafe_url',
+    `The upstream ${new URL(upstream).origin} answered ${fields.join(', ')}${more} with a URL that is not http: or https:, which a browser could run: the sandbox passes no such URL on. GET /_sandbox/drift shows what came.`,
+  )
 }

@@ -26,6 +26,7 @@ export const PROMISES: Record<ContractRule, string> = {
   meta: 'Every answer has meta.request_id (req_ and 24 or more url-safe characters) and meta.timestamp (ISO 8601 UTC).',
   request_id: 'The X-Request-Id header is meta.request_id.',
   schema: "Every field of the resource or envelope, of the contract's type and format.",
+  url: 'Every URL is http: or https:; an answer with a URL of another scheme (javascript:, data:) is not passed on (502 upstream_unsafe_url).',
   fields: 'No field beyond those the contract gives the resource or envelope.',
   error:
     "An error's code belongs to its status, and its headers are there: WWW-Authenticate on 401, Allow on 405, Retry-After on 429.",

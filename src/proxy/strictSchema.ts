@@ -37,8 +37,9 @@ function strictOf(schema: z.ZodType): z.ZodType {
 
 /**
  * The violations a value's zod issues stand for: a field the contract does
- * not have is `fields`, anything under `meta` is `meta`, the rest `schema`;
- * each with where it is, what the contract promises there, and what came.
+ * not have is `fields`, anything under `meta` is `meta`, a URL of a scheme
+ * a browser would not merely follow `url`, the rest `schema`; each with
+ * where it is, what the contract promises there, and what came.
  *
  * @example
  * violationsOf(strictSchema(route.response).safeParse(body).error!.issues, body)
@@ -56,13 +57,24 @@ export function violationsOf(issues: readonly z.core.$ZodIssue[], value: unknown
     }
     return [
       {
-        rule: issue.path[0] === 'meta' ? 'meta' : 'schema',
+        rule: issue.path[0] === 'meta' ? 'meta' : isOtherSchemeUrl(issue, at) ? 'url' : 'schema',
         field: fieldPath(issue.path) || '(body)',
         expected: expectedOf(issue, at),
         got: shown(at),
       },
     ]
   })
+}
+
+/**
+ * Whether an issue is a URL field holding a URL of another scheme than http: and https: (`javascript:`, `data:`),
+ * read as a browser reads it. A value that is no URL at all (`''`, a path) would be a link to the page showing it:
+ * a `schema` violation only.
+ */
+function isOtherSchemeUrl(issue: z.core.$ZodIssue, value: unknown): boolean {
+  if (issue.code !== 'invalid_format' || issue.format !== 'url' || typeof value !== 'string') return false
+  const scheme = URL.parse(value)?.protocol.slice(0, -1)
+  return scheme !== undefined && !z.regexes.httpProtocol.test(scheme)
 }
 
 /** What the contract promises where an issue is, in words. */

@@ -1,3 +1,5 @@
+import { CLOCK_RANGE, inRange, rangeText } from '../schemas/instantRange.js'
+
 /**
  * The sandbox's notion of "now": new records, `meta.timestamp` and the
  * running time of live calls all read it.
@@ -11,12 +13,6 @@
  * clock.advance(60_000)
  * clock.now() // 2026-11-20T12:01:00.000Z in ms
  */
-/**
- * The instants the clock can show: from 1970 to the year 9000, so that every record it dates is ISO 8601 with a
- * four-digit year.
- */
-export const CLOCK_RANGE = { min: 0, max: Date.UTC(9000, 0, 1) } as const
-
 export class Clock {
   readonly #start: number | undefined
   #base = 0
@@ -63,9 +59,9 @@ export class Clock {
   set(ms: number): void {
     if (!Number.isFinite(ms))
       throw new TypeError(`The clock takes epoch milliseconds, such as Date.parse('2026-12-24T08:00:00Z'); got ${ms}.`)
-    if (ms < CLOCK_RANGE.min || ms > CLOCK_RANGE.max) {
+    if (!inRange(ms, CLOCK_RANGE)) {
       throw new RangeError(
-        `The clock shows instants from 1970-01-01 to 9000-01-01; got ${ms} (${Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : 'out of range'}).`,
+        `The clock shows instants from ${rangeText(CLOCK_RANGE)}; got ${ms} (${Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : 'out of range'}).`,
       )
     }
     this.#base = ms

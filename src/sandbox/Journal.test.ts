@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '../../test/support/prng.js'
 import type { JournalEntry } from '../schemas/index.js'
-import { Journal, KEPT_BODY_BYTES, keptBody } from './Journal.js'
+import { Journal, KEPT_BODY_BYTES, KEPT_HEADER_CHARACTERS, KEPT_HEADERS, keptBody, keptHeaders } from './Journal.js'
+import { JournalBudget, parseJournalBytes } from './JournalBudget.js'
 
 function entry(id: number, bodyBytes = 0): JournalEntry {
   const body = bodyBytes > 0 ? 'x'.repeat(bodyBytes) : null
@@ -13,8 +15,8 @@ function entry(id: number, bodyBytes = 0): JournalEntry {
     key: 'sk_sandbox_all',
     duration_ms: 1,
     timestamp: '2026-11-20T12:00:00.000Z',
-    request: { headers: {}, body, body_truncated: false },
-    response: { headers: {}, body: null, body_truncated: false },
+    request: { headers: {}, headers_truncated: false, body, body_truncated: false },
+    response: { headers: {}, headers_truncated: false, body: null, body_truncated: false },
   }
 }
 
@@ -26,17 +28,130 @@ describe('Journal', () => {
     expect(journal.size).toBe(3)
   })
 
-  it('keeps no more than its bytes of bodies: the oldest go first, the newest always stays', () => {
-    const journal = new Journal(1_000, 10_000)
+  it('keeps no more than its budget: the oldest go first, and a clear gives every byte back', () => {
+    const budget = new JournalBudget(20_000)
+    const journal = new Journal(1_000, budget)
     for (let i = 1; i <= 100; i++) {
       journal.record(entry(i, 3_000))
-      expect(journal.bytes).toBeLessThanOrEqual(10_000)
+      expect(budget.bytes).toBeLessThanOrEqual(20_000)
+      expect(budget.bytes).toBe(journal.bytes)
     }
-    expect(journal.entries().map(({ request_id }) => request_id)).toEqual(['req_100', 'req_99', 'req_98'])
-    journal.record(entry(101, 50_000))
-    expect(journal.entries().map(({ request_id }) => request_id)).toEqual(['req_101'])
+    const kept = journal.entries().map(({ request_id }) => request_id)
+    expect(kept.length).toBeGreaterThan(1)
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => `req_${100 - i}`))
     journal.clear()
-    expect([journal.size, journal.bytes]).toEqual([0, 0])
+    expect([journal.size, journal.bytes, budget.bytes, budget.journals]).toEqual([0, 0, 0, 0])
+  })
+})
+
+describe('JournalBudget, shared by the journals of every session', () => {
+  const ids = (journal: Journal) => journal.entries().map(({ request_id }) => request_id)
+
+  it("spends a flood's own entries: a quiet journal keeps all of its own", () => {
+    const budget = new JournalBudget(100_000)
+    const quiet = new Journal(1_000, budget)
+    const flood = new Journal(1_000, budget)
+    for (let i = 1; i <= 5; i++) quiet.record(entry(i, 1_000))
+    for (let i = 1; i <= 1_000; i++) {
+      flood.record(entry(i, 2_000))
+      expect(budget.bytes).toBeLessThanOrEqual(100_000)
+    }
+    expect(ids(quiet)).toEqual(['req_5', 'req_4', 'req_3', 'req_2', 'req_1'])
+    expect(ids(flood)[0]).toBe('req_1000')
+    expect(budget.bytes).toBe(quiet.bytes + flood.bytes)
+  })
+
+  it('shares the bound between floods of the same size, each keeping its newest entries', () => {
+    const budget = new JournalBudget(90_000)
+    const journals = Array.from({ length: 3 }, () => new Journal(1_000, budget))
+    for (let i = 1; i <= 300; i++) for (const journal of journals) journal.record(entry(i, 2_000))
+    const sizes = journals.map(({ size }) => size)
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1)
+    for (const journal of journals) expect(ids(journal)[0]).toBe('req_300')
+    expect(budget.bytes).toBeLessThanOrEqual(90_000)
+  })
+
+  it('keeps its count true and within the bound whatever the journals do, and gives the most back from the biggest', () => {
+    const budget = new JournalBudget(200_000)
+    const journals = Array.from({ length: 40 }, () => new Journal(50, budget))
+    const next = mulberry32(7)
+    const random = (below: number) => Math.floor(next() * below)
+    for (let i = 0; i < 5_000; i++) {
+      const journal = journals[random(journals.length)]!
+      if (random(100) === 0) journal.clear()
+      else journal.record(entry(i, random(3_000)))
+      expect(budget.bytes).toBe(journals.reduce((sum, { bytes }) => sum + bytes, 0))
+      expect(budget.bytes).toBeLessThanOrEqual(200_000)
+      expect(budget.journals).toBe(journals.filter(({ size }) => size > 0).length)
+    }
+    // Then no clears: evictions come from the biggest, so every journal ends about level with the others.
+    for (let i = 0; i < 2_000; i++) journals[random(journals.length)]!.record(entry(i, random(3_000)))
+    const held = journals.map(({ bytes }) => bytes)
+    expect(Math.max(...held) - Math.min(...held)).toBeLessThan(2 * 4_300)
+  })
+
+  it('takes from a journal past its capacity without counting its dropped entries', () => {
+    const budget = new JournalBudget(1_000_000)
+    const journal = new Journal(10, budget)
+    for (let i = 1; i <= 50; i++) journal.record(entry(i, 100))
+    expect(journal.size).toBe(10)
+    expect(budget.bytes).toBe(journal.bytes)
+    expect(ids(journal)).toEqual(Array.from({ length: 10 }, (_, i) => `req_${50 - i}`))
+  })
+
+  it.each([
+    ['1048576', 1_048_576],
+    ['256MiB', 256 * 1024 ** 2],
+    ['1.5GiB', 1.5 * 1024 ** 3],
+    ['2048 KiB', 2 * 1024 ** 2],
+    [64 * 1024 ** 3, 64 * 1024 ** 3],
+  ])('reads the size %s', (size, bytes) => {
+    expect(parseJournalBytes(size)).toBe(bytes)
+  })
+
+  it.each(['', '1KiB', '100', '256MB', '-1MiB', '65GiB', 'lots', 1.5])(
+    'refuses the size %j, saying what it takes',
+    (size) => {
+      expect(() => parseJournalBytes(size)).toThrow(/from 1 MiB to 64 GiB, in bytes or such as 256MiB/)
+    },
+  )
+})
+
+describe('keptHeaders', () => {
+  it('keeps a value up to its length whole, and cuts a longer one with a marker that says how long it was', () => {
+    const whole = 'x'.repeat(KEPT_HEADER_CHARACTERS)
+    const long = 'y'.repeat(60 * 1024)
+    expect(
+      keptHeaders([
+        ['x-whole', whole],
+        ['x-pad', long],
+      ]),
+    ).toEqual({
+      headers: { 'x-whole': whole, 'x-pad': `${'y'.repeat(KEPT_HEADER_CHARACTERS)}… (cut: 61440 characters in all)` },
+      headers_truncated: false,
+    })
+  })
+
+  it('keeps at most its count of headers, and says when it left some out', () => {
+    const many = Array.from({ length: 200 }, (_, i): [string, string] => [`x-h${i}`, 'v'])
+    const kept = keptHeaders(many)
+    expect(Object.keys(kept.headers)).toHaveLength(KEPT_HEADERS.count)
+    expect(kept.headers_truncated).toBe(true)
+  })
+
+  it('keeps at most its characters of names and values, leaving out a header that would pass them', () => {
+    const kilobyte = 'z'.repeat(1_000)
+    const headers = Array.from({ length: 40 }, (_, i): [string, string] => [`x-k${i}`, kilobyte])
+    const kept = keptHeaders([...headers, ['x-last', 'small']])
+    const characters = Object.entries(kept.headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0)
+    expect(characters).toBeLessThanOrEqual(KEPT_HEADERS.characters)
+    expect(kept.headers['x-k0']).toBe(kilobyte)
+    expect(kept.headers['x-last']).toBe('small')
+    expect(kept.headers_truncated).toBe(true)
+  })
+
+  it('keeps a header named __proto__ like any other', () => {
+    expect(Object.entries(keptHeaders([['__proto__', 'kept']]).headers)).toEqual([['__proto__', 'kept']])
   })
 })
 

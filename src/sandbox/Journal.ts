@@ -1,10 +1,22 @@
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
+import { shownCredential } from './credentials.js'
+
+import { JournalBudget } from './JournalBudget.js'
 
 export const DEFAULT_JOURNAL_SIZE = 1_000
 /** The journal keeps this much of each body. */
 export const KEPT_BODY_BYTES = 4 * 1024
-/** What the journal's bodies and headers may take in all; past it the oldest entries go, whatever the size. */
-export const JOURNAL_BYTES = 32 * 1024 * 1024
+/** The journal keeps this much of each header's value, then a marker that says how long it was. */
+export const KEPT_HEADER_CHARACTERS = 1024
+/** The journal keeps at most this many headers of each request and answer, and this much of them (names and values). */
+export const KEPT_HEADERS = { count: 64, characters: 16 * 1024 }
+/**
+ * What an entry costs beyond its text: the objects that hold it, and each header's (or query parameter's). Measured
+ * as V8's heap grows with entries as the API makes them (a bare 401, a flood's, a page of calls, 64 headers), so that
+ * the bound on bytes is a bound on memory, within about a tenth.
+ */
+const ENTRY_OVERHEAD = 1_200
+const HEADER_OVERHEAD = 60
 
 /** Which entries `entries` answers: each given field must match. */
 export interface JournalFilter {
@@ -13,48 +25,48 @@ export interface JournalFilter {
   path?: string
   /** A status, or a class of them: `404`, `4xx`. */
   status?: string
+  /** A key as sent or as the journal shows it (`…abcd` for a key it does not show whole: `shownCredential`). */
   key?: string
   /** Answered at or after this instant of the sandbox clock (epoch ms). */
   since?: number
 }
 
 /**
- * The request journal: the newest requests, in a ring of fixed size and of
- * at most `JOURNAL_BYTES` of bodies and headers, so that a long-running
- * sandbox keeps a bounded amount of them.
+ * The request journal: the newest requests, at most `capacity` of them, and
+ * within the bytes its budget leaves it: the budget (`--journal-bytes`) is
+ * shared by every session of a server, so that a server keeps a bounded
+ * amount of requests however many sessions it has.
  *
  * @example
  * const journal = new Journal(1_000)
  * journal.entries(10) // the ten newest, newest first
  */
 export class Journal {
-  readonly #ring: (JournalEntry | undefined)[]
-  readonly #sizes: number[]
-  #next = 0
-  #size = 0
+  /** Oldest first, from `#first` on; the slots before it were dropped and are reclaimed now and then. */
+  #entries: (JournalEntry | undefined)[] = []
+  #sizes: number[] = []
+  #first = 0
   #bytes = 0
 
+  /** @param budget The bytes it shares with other journals; by default one of its own, of `DEFAULT_JOURNAL_BYTES`. */
   constructor(
     readonly capacity: number = DEFAULT_JOURNAL_SIZE,
-    readonly maxBytes: number = JOURNAL_BYTES,
+    readonly budget: JournalBudget = new JournalBudget(),
   ) {
     if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > 1_000_000) {
       throw new TypeError(`journalSize must be an integer from 1 to 1,000,000; got ${String(capacity)}.`)
     }
-    this.#ring = new Array(capacity)
-    this.#sizes = new Array(capacity).fill(0)
   }
 
-  /** Keeps an entry; past the capacity, or past `maxBytes` in all, the oldest go. */
+  /** Keeps an entry; past the capacity the oldest goes, and past the budget the oldest of the biggest journals. */
   record(entry: JournalEntry): void {
-    if (this.#size === this.capacity) this.#dropOldest()
+    if (this.size === this.capacity) this.dropOldest()
     const size = sizeOf(entry)
-    this.#ring[this.#next] = entry
-    this.#sizes[this.#next] = size
+    this.#entries.push(entry)
+    this.#sizes.push(size)
     this.#bytes += size
-    this.#next = (this.#next + 1) % this.capacity
-    this.#size++
-    while (this.#bytes > this.maxBytes && this.#size > 1) this.#dropOldest()
+    this.budget.moved(this, size)
+    this.budget.fit()
   }
 
   /**
@@ -65,36 +77,44 @@ export class Journal {
    */
   entries(limit = this.capacity): JournalEntry[] {
     const entries: JournalEntry[] = []
-    for (let i = 1; i <= Math.min(limit, this.#size); i++) {
-      entries.push(this.#ring[(this.#next - i + this.capacity) % this.capacity]!)
-    }
+    const last = this.#entries.length - 1
+    for (let i = 0; i < Math.min(limit, this.size); i++) entries.push(this.#entries[last - i]!)
     return entries
   }
 
   get size(): number {
-    return this.#size
+    return this.#entries.length - this.#first
   }
 
-  /** What the kept entries' bodies and headers take, about. */
+  /** What the kept entries take, about: their text, and what holding it costs. */
   get bytes(): number {
     return this.#bytes
   }
 
-  /** Forgets every entry (a reset does). */
+  /** Forgets every entry (a reset does, and a session's end). */
   clear(): void {
-    this.#ring.fill(undefined)
-    this.#sizes.fill(0)
-    this.#next = 0
-    this.#size = 0
+    const bytes = this.#bytes
+    this.#entries = []
+    this.#sizes = []
+    this.#first = 0
     this.#bytes = 0
+    this.budget.moved(this, -bytes)
   }
 
-  #dropOldest(): void {
-    const oldest = (this.#next - this.#size + this.capacity) % this.capacity
-    this.#bytes -= this.#sizes[oldest]!
-    this.#ring[oldest] = undefined
-    this.#sizes[oldest] = 0
-    this.#size--
+  /** Forgets the oldest entry: past the capacity, or when the budget wants bytes back. */
+  dropOldest(): void {
+    if (this.size === 0) return
+    const size = this.#sizes[this.#first]!
+    this.#entries[this.#first] = undefined
+    this.#first++
+    this.#bytes -= size
+    // The dropped slots are given back once they are half the array: each entry is moved about once.
+    if (this.#first > 32 && this.#first * 2 > this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#first)
+      this.#sizes = this.#sizes.slice(this.#first)
+      this.#first = 0
+    }
+    this.budget.moved(this, -size)
   }
 }
 
@@ -107,12 +127,13 @@ export class Journal {
 export function filterEntries(entries: readonly JournalEntry[], filter: JournalFilter): JournalEntry[] {
   const { method, path, status, key, since } = filter
   const prefix = path?.endsWith('*') ? path.slice(0, -1) : undefined
+  const shownKey = key === undefined ? undefined : shownCredential(key)
   return entries.filter(
     (entry) =>
       (method === undefined || entry.method === method.toUpperCase()) &&
       (path === undefined || (prefix !== undefined ? entry.path.startsWith(prefix) : entry.path === path)) &&
       (status === undefined || matchesStatus(entry.status, status)) &&
-      (key === undefined || entry.key === key) &&
+      (key === undefined || entry.key === key || entry.key === shownKey) &&
       (since === undefined || Date.parse(entry.timestamp) >= since),
   )
 }
@@ -137,13 +158,53 @@ export function keptBody(
   return { body: new TextDecoder().decode(truncated ? body.subarray(0, bytes) : body), body_truncated: truncated }
 }
 
-/** About what an entry takes: its bodies and headers, and the rest. */
+/**
+ * Headers as the journal keeps them: each value cut at `KEPT_HEADER_CHARACTERS`, with a marker that says how long it
+ * was, and at most `KEPT_HEADERS` of them; `headers_truncated` when some were left out.
+ *
+ * @note A cut value is copied: in V8 a slice keeps the whole string it was cut from, so a 60 KiB header would stay in
+ * memory behind its first kilobyte.
+ *
+ * @example
+ * keptHeaders([['x-pad', 'x'.repeat(5_000)]]).headers['x-pad'] // 'xxx…x… (cut: 5000 characters in all)'
+ */
+export function keptHeaders(
+  headers: Iterable<[string, string]>,
+): Pick<JournalMessage, 'headers' | 'headers_truncated'> {
+  // No prototype: a header named __proto__ is kept like any other.
+  const kept: Record<string, string> = Object.create(null)
+  let count = 0
+  let characters = 0
+  let truncated = false
+  for (const [name, value] of headers) {
+    const shown = value.length > KEPT_HEADER_CHARACTERS ? cutValue(value) : value
+    if (count === KEPT_HEADERS.count || characters + name.length + shown.length > KEPT_HEADERS.characters) {
+      truncated = true
+      continue
+    }
+    kept[name] = shown
+    count++
+    characters += name.length + shown.length
+  }
+  return { headers: kept, headers_truncated: truncated }
+}
+
+function cutValue(value: string): string {
+  const start = new TextDecoder().decode(new TextEncoder().encode(value.slice(0, KEPT_HEADER_CHARACTERS)))
+  return `${start}… (cut: ${value.length} characters in all)`
+}
+
+/** About what an entry takes in memory: its text (path, query, headers, bodies), and the objects that hold it. */
 function sizeOf(entry: JournalEntry): number {
-  let size = 256 + entry.path.length
+  let size = ENTRY_OVERHEAD + entry.path.length
+  for (const [name, value] of Object.entries(entry.query)) {
+    size += HEADER_OVERHEAD + name.length
+    for (const one of Array.isArray(value) ? value : [value]) size += one.length
+  }
   for (const message of [entry.request, entry.response]) {
     if (!message) continue
     size += message.body?.length ?? 0
-    for (const [name, value] of Object.entries(message.headers)) size += name.length + value.length
+    for (const [name, value] of Object.entries(message.headers)) size += HEADER_OVERHEAD + name.length + value.length
   }
   return size
 }

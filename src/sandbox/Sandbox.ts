@@ -7,11 +7,9 @@ import {
   type StoredAppointment,
   type StoredContact,
   type StoredLead,
-  type WorldRecords,
 } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 import { hash32 } from '../world/random.js'
-import { seedWorld } from '../world/seedWorld.js'
 import { recordsHash } from './checkedRecords.js'
 import { Clock } from './Clock.js'
 import { Endings } from './Endings.js'
@@ -24,12 +22,14 @@ import {
 } from './Factories.js'
 import { Faults, type NextFaults } from './Faults.js'
 import { filterEntries, Journal, type JournalFilter } from './Journal.js'
+import { JournalBudget } from './JournalBudget.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptions } from './options.js'
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
+import { startingWorld } from './startingWorld.js'
 import { countersOf, type Endpoint as UsageEndpoint, Usage } from './Usage.js'
 import type { WorldStore } from './WorldStore.js'
 import { type Kept, type Records, type Write, WriteQueue } from './WriteQueue.js'
@@ -63,7 +63,7 @@ export class Sandbox {
   /** The newest API requests and their answers (`GET /_sandbox/requests`). */
   readonly journal: Journal
   /** What each key called since the last reset (`GET /_sandbox/usage`). */
-  readonly usage = new Usage()
+  readonly usage: Usage
   readonly #input: SandboxOptions
   #options: ResolvedOptions
   #keys: KeyRing
@@ -76,6 +76,8 @@ export class Sandbox {
   readonly #listeners = new Listeners('an onChange listener')
   /** Where the writes are kept, once `keepWritesIn` was called. */
   #store: WorldStore | undefined
+  /** A store is on its way (`waitForStore`): until it comes, live mode rings nothing of its own. */
+  #storeComing = false
   /** The store's taking of the last clock move made outside a write. */
   #clockKept: Promise<void> = Promise.resolve()
   #clockUnkept = false
@@ -84,11 +86,13 @@ export class Sandbox {
    * @param world.cursorSecret What cursors are checksummed with, instead of
    * the seed's: cursors of one world are then `invalid_cursor` in another
    * seeded the same (a session of its own).
+   * @param world.journal The journal to keep requests in, and `world.usage` the usage report: a session's, which
+   * outlive the world when it is put away; by default new ones.
    */
-  constructor(options: SandboxOptions = {}, world: { cursorSecret?: string } = {}) {
+  constructor(options: SandboxOptions = {}, world: { cursorSecret?: string; journal?: Journal; usage?: Usage } = {}) {
     this.#input = options
     this.#options = resolveOptions(options)
-    const { seed, now, fixedClock, organizations, journalSize, records } = this.#options
+    const { seed, now, fixedClock, organizations, journalSize, journalBytes, records } = this.#options
     const notify = () => this.#listeners.notify()
     const clockMoved = () => {
       // A move outside a write (the clock set from a test or the control plane) is kept as a write of its own.
@@ -100,11 +104,13 @@ export class Sandbox {
     }
     this.clock = new Clock(fixedClock ? now : undefined, clockMoved)
     this.cursorSecret = world.cursorSecret ?? `call-sandbox cursor ${seed}`
-    this.journal = new Journal(journalSize)
+    this.journal = world.journal ?? new Journal(journalSize, new JournalBudget(journalBytes))
+    this.usage = world.usage ?? new Usage()
     this.#keys = new KeyRing(organizations)
     this.#faults = new Faults(this.#options)
     const db = new Database()
-    this.ready = db.load(records ?? seededWorld(seed, now, organizations))
+    // Seeded and loaded in slices, the event loop running between them: a big world does not stop other requests.
+    this.ready = startingWorld(records, seed, now, organizations).then((world) => db.load(world))
     // A world started from records draws its writes from streams of its own: see recordsHash.
     this.#writes = new WriteQueue(
       records === undefined ? seed : hash32(`${seed} ${recordsHash(records)}`),
@@ -120,7 +126,7 @@ export class Sandbox {
       keys: () => this.#keys,
       endings: this.#endings,
       factories: this.#factories,
-      leads: async (ttlMs) => (await this.#store?.leads?.(ttlMs)) ?? true,
+      leads: async (ttlMs) => (this.#store ? ((await this.#store.leads?.(ttlMs)) ?? true) : !this.#storeComing),
     })
     this.#live.start()
   }
@@ -211,7 +217,7 @@ export class Sandbox {
     if (options) {
       const { seed, now, organizations, records } = options
       const seeded = new Database()
-      await seeded.load(records ?? seededWorld(seed, now, organizations))
+      await seeded.load(await startingWorld(records, seed, now, organizations))
       replace(seeded)
       this.#options = options
       this.#keys = new KeyRing(organizations)
@@ -292,6 +298,16 @@ export class Sandbox {
       live: { interval_ms: live ?? null },
       store,
     }
+  }
+
+  /**
+   * Says a store will come (`keepWritesIn`): the world's timed work (live mode's calls) waits for it.
+   *
+   * @note A server of a fleet seeds its world before it reaches its store; a live call rung meanwhile would be its
+   * own, and another server's call of the same arrival a fork of it.
+   */
+  waitForStore(): void {
+    this.#storeComing = true
   }
 
   /**
@@ -565,28 +581,4 @@ export class Sandbox {
   > {
     return this.#factories.addAppointment(call, appointment)
   }
-}
-
-/** The worlds seeded last, by seed, instant and organizations: sessions of one server share theirs. */
-const seeds = new Map<string, WorldRecords>()
-const SEEDS_KEPT = 4
-
-/**
- * The records a seed makes, generated once for the same seed, instant and
- * organizations.
- *
- * @note Safe to share: a database copies each record it loads, and never
- * changes what it was given (a call's message times and ending are only read).
- */
-function seededWorld(seed: number, now: number, organizations: readonly OrganizationFixture[]): WorldRecords {
-  const key = JSON.stringify([seed, now, organizations])
-  let world = seeds.get(key)
-  if (world) {
-    seeds.delete(key)
-  } else {
-    world = seedWorld({ seed, now, organizations })
-    if (seeds.size === SEEDS_KEPT) seeds.delete(seeds.keys().next().value!)
-  }
-  seeds.set(key, world)
-  return world
 }

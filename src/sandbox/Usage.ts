@@ -10,6 +10,7 @@ export interface Endpoint {
 }
 
 export interface KeyInfo {
+  /** The key as the report shows it (`shownCredential`). */
   key: string
   organization_id: string
   scopes: readonly Scope[]
@@ -23,7 +24,7 @@ export interface KeyInfo {
  * usage.report(routes) // one entry per key that made a request
  */
 export class Usage {
-  readonly #byKey = new Map<
+  readonly #byLine = new Map<
     string,
     { info: KeyInfo; requests: number; endpoints: Map<string, EndpointUsage & { parameterSet: Set<string> }> }
   >()
@@ -35,10 +36,11 @@ export class Usage {
    * usage.record(key, route, ['limit'], 200)
    */
   record(apiKey: KeyInfo, endpoint: Endpoint | undefined, parameters: Iterable<string>, status: number): void {
-    let usage = this.#byKey.get(apiKey.key)
+    const line = lineOf(apiKey)
+    let usage = this.#byLine.get(line)
     if (!usage) {
       usage = { info: apiKey, requests: 0, endpoints: new Map() }
-      this.#byKey.set(apiKey.key, usage)
+      this.#byLine.set(line, usage)
     }
     usage.requests++
     if (!endpoint) return
@@ -63,7 +65,7 @@ export class Usage {
   /** One entry per key that made a request, in the order of `endpoints` for what it never called. */
   report(endpoints: readonly Endpoint[]): KeyUsage[] {
     const scopeOf = new Map(endpoints.map(({ method, path, requires }) => [`${method} ${path}`, requires.scope]))
-    return [...this.#byKey.values()].map(({ info, requests, endpoints: used }) => {
+    return [...this.#byLine.values()].map(({ info, requests, endpoints: used }) => {
       const needed = new Set<Scope>()
       for (const id of used.keys()) {
         const scope = scopeOf.get(id)
@@ -90,9 +92,14 @@ export class Usage {
     })
   }
 
+  /** Whether it counted nothing yet. */
+  get empty(): boolean {
+    return this.#byLine.size === 0
+  }
+
   /** Forgets every count (a reset does). */
   clear(): void {
-    this.#byKey.clear()
+    this.#byLine.clear()
   }
 
   /**
@@ -106,13 +113,13 @@ export class Usage {
     // Sorted: every server that reads the same counters reports them in the same order.
     const fields = Object.keys(counters).sort()
     for (const field of fields) {
-      const [what, key] = field.split('|') as [string, string]
+      const [what, line] = field.split('|') as [string, string]
       if (what === 'key')
-        usage.#byKey.set(key, { info: JSON.parse(counters[field]!), requests: 0, endpoints: new Map() })
+        usage.#byLine.set(line, { info: JSON.parse(counters[field]!), requests: 0, endpoints: new Map() })
     }
     for (const field of fields) {
-      const [what, key, method, path, detail] = field.split('|') as [string, string, string, string, string]
-      const keyUsage = usage.#byKey.get(key)
+      const [what, line, method, path, detail] = field.split('|') as [string, string, string, string, string]
+      const keyUsage = usage.#byLine.get(line)
       if (!keyUsage) continue
       const count = Number(counters[field])
       if (what === 'requests') keyUsage.requests = count
@@ -134,10 +141,11 @@ export class Usage {
 
 /**
  * One request's counts as a store several servers share keeps them: fields
- * of one hash, each counted up by one, and the key's own, set.
+ * of one hash, each counted up by one, and the key's own, set; a key by its
+ * line (`lineOf`), so the store never holds one the report does not show.
  *
  * @example
- * countersOf(key, route, ['limit'], 200) // { add: ['requests|sk_…', 'status|sk_…|GET|/v1/calls|200', …], set: {…} }
+ * countersOf(key, route, ['limit'], 200) // { add: ['requests|sk_… 32c2… calls:read', 'status|sk_… 32c2… calls:read|GET|/v1/calls|200', …], set: {…} }
  */
 export function countersOf(
   apiKey: KeyInfo,
@@ -145,13 +153,23 @@ export function countersOf(
   parameters: Iterable<string>,
   status: number,
 ): { add: string[]; set: Record<string, string> } {
-  const { key } = apiKey
-  const add = [`requests|${key}`]
-  const set: Record<string, string> = { [`key|${key}`]: JSON.stringify(apiKey) }
+  const line = lineOf(apiKey)
+  const add = [`requests|${line}`]
+  const set: Record<string, string> = { [`key|${line}`]: JSON.stringify(apiKey) }
   if (endpoint) {
-    const at = `${key}|${endpoint.method}|${endpoint.path}`
+    const at = `${line}|${endpoint.method}|${endpoint.path}`
     add.push(`status|${at}|${status}`)
     for (const name of parameters) set[`parameter|${at}|${name}`] = '1'
   }
   return { add, set }
+}
+
+/**
+ * A key's line in the report: the key as shown, its organization and its
+ * scopes. Two keys that show alike (`…abcd`, or `…` when short) are two
+ * lines when their organization or scopes differ, and one when nothing
+ * the report shows tells them apart.
+ */
+function lineOf({ key, organization_id, scopes }: KeyInfo): string {
+  return `${key} ${organization_id} ${scopes.join(',')}`
 }

@@ -1,12 +1,15 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
+import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
 import type { WorldOf } from '../schemas/snapshot.js'
 import type { WorldRecords } from '../schemas/stored.js'
 import { iso } from '../world/iso.js'
 import { hash32 } from '../world/random.js'
-import { defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
+import { businessTypes, defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
+import { isPublicKey } from './credentials.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
+import { DEFAULT_JOURNAL_BYTES, parseJournalBytes } from './JournalBudget.js'
 import { parseLatency, type Latency } from './latency.js'
 import { parseRateLimit, type RateLimit } from './RateLimiter.js'
 import { scenarioNamed, sizedFor, type ScenarioName } from './scenarios.js'
@@ -40,6 +43,11 @@ export interface SandboxOptions {
   rateLimit?: string | RateLimit
   /** How many requests the journal keeps, newest first; default 1,000. */
   journalSize?: number
+  /**
+   * What the request journals may hold together: this sandbox's and its sessions' (`--journal-bytes`). Bytes, or a
+   * size such as `'256MiB'`; default 128 MiB. Past it, the journal holding the most loses its oldest entries first.
+   */
+  journalBytes?: number | string
   /** When set, `/_sandbox/` answers only `Authorization: Bearer <adminToken>`. */
   adminToken?: string
   /** Live mode: a caller rings every interval (`true`: 30 s; milliseconds; or `'10s'`, `'2m'`, `'500ms'`). */
@@ -66,6 +74,8 @@ export interface ResolvedOptions {
   errorRate: number
   rateLimit: RateLimit | undefined
   journalSize: number
+  /** What the journals may hold together, in bytes. */
+  journalBytes: number
   adminToken: string | undefined
   /** Live mode's interval in milliseconds; undefined when off. */
   live: number | undefined
@@ -84,6 +94,14 @@ const Organizations = z
         context.addIssue({ code: 'custom', message: `organization_id ${organization.organization_id} appears twice` })
       }
       ids.add(organization.organization_id)
+      // Checked here, not only by the seed: a world is seeded after the sandbox is made, and its errors come late.
+      if (!businessTypes.has(organization.business_type)) {
+        const known = [...businessTypes.keys()].join(', ')
+        context.addIssue({
+          code: 'custom',
+          message: `organization ${organization.organization_id} has business_type "${organization.business_type}"; known types: ${known}`,
+        })
+      }
       for (const { key } of organization.keys) {
         if (keys.has(key)) context.addIssue({ code: 'custom', message: `API key ${key} appears twice` })
         keys.add(key)
@@ -121,6 +139,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (adminToken !== undefined && (typeof adminToken !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(adminToken))) {
     throw new TypeError('adminToken must be 8 to 200 visible ASCII characters, without spaces.')
   }
+  if (adminToken !== undefined && isPublicKey(adminToken))
+    throw new TypeError(`adminToken must be a secret: ${adminToken} is a built-in key, which anyone may know.`)
   return {
     seed,
     now,
@@ -132,6 +152,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     errorRate,
     rateLimit: options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit),
     journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+    journalBytes: options.journalBytes === undefined ? DEFAULT_JOURNAL_BYTES : parseJournalBytes(options.journalBytes),
     adminToken,
     live: parseInterval(options.live),
     records: options.records === undefined ? undefined : checkedRecords(options.records, organizations),
@@ -139,11 +160,22 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
 }
 
 const DEFAULT_LIVE_INTERVAL_MS = 30_000
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000 }
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/**
+ * A duration in milliseconds: `500ms`, `10s`, `2m`, `24h`, `7d`, or milliseconds; undefined for anything else.
+ *
+ * @example
+ * parseDuration('24h') // 86_400_000
+ */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})(ms|s|m|min|h|d)?$/.exec(text.trim())
+  return match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : undefined
+}
 
 /**
  * Live mode's interval: `true` is 30 s; a number is milliseconds; a string
- * is `500ms`, `10s`, `2m` or milliseconds. From 100 ms to an hour.
+ * is a duration (`500ms`, `10s`, `2m`) or milliseconds. From 100 ms to an hour.
  *
  * @example
  * parseInterval('10s') // 10_000
@@ -151,8 +183,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, min: 60_00
 export function parseInterval(live: boolean | number | string | undefined): number | undefined {
   if (live === undefined || live === false) return undefined
   if (live === true) return DEFAULT_LIVE_INTERVAL_MS
-  const match = typeof live === 'string' ? /^(\d{1,7})(ms|s|m|min)?$/.exec(live.trim()) : undefined
-  const ms = typeof live === 'number' ? live : match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms']! : NaN
+  const ms = typeof live === 'number' ? live : (parseDuration(live) ?? NaN)
   if (!Number.isSafeInteger(ms) || ms < 100 || ms > 3_600_000) {
     throw new TypeError(
       `live must be an interval from 100 ms to an hour, such as 30s, 2m or 5000; got ${JSON.stringify(live)}.`,
@@ -169,12 +200,9 @@ function toEpochMs(now: string | number | Date): number {
     )
   }
   // The world reaches 90 days back and books appointments weeks ahead: both must stay in the clock's range.
-  if (ms < SEEDABLE.min || ms > SEEDABLE.max)
-    throw new RangeError(`now must be from 1971 to the year 8999; got ${String(now)}.`)
+  if (!inRange(ms, SEED_RANGE)) throw new RangeError(`now must be from ${rangeText(SEED_RANGE)}; got ${String(now)}.`)
   return ms
 }
-
-const SEEDABLE = { min: Date.UTC(1971, 0, 1), max: Date.UTC(8999, 0, 1) }
 
 function normalizeBaseUrl(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined) return undefined

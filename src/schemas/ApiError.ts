@@ -7,10 +7,14 @@ const STATUS_OF: Record<ErrorCode, number> = {
   invalid_json: 400,
   unauthorized: 401,
   insufficient_scope: 403,
+  client_not_allowed: 403,
+  host_not_allowed: 403,
+  origin_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
   contact_exists: 409,
   payload_too_large: 413,
+  request_timeout: 408,
   expectation_failed: 417,
   unsupported_media_type: 415,
   validation_failed: 422,
@@ -19,9 +23,11 @@ const STATUS_OF: Record<ErrorCode, number> = {
   service_unavailable: 503,
   storage_unavailable: 503,
   session_exists: 409,
+  session_limit_reached: 503,
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_not_json: 502,
+  upstream_unsafe_url: 502,
 }
 
 export interface ApiErrorInit {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PhoneNumber, Timestamp, Uuid } from './common.js'
+import { HttpUrl, PhoneNumber, Timestamp, Uuid } from './common.js'
 
 export const AppointmentStatus = z.enum(['booked', 'confirmed', 'cancelled', 'completed', 'no_show'])
 export type AppointmentStatus = z.infer<typeof AppointmentStatus>
@@ -13,7 +13,7 @@ export const Appointment = z.object({
   appointment_time_end: Timestamp,
   service_type: z.string(),
   status: AppointmentStatus,
-  calendar_event_link: z.url(),
+  calendar_event_link: HttpUrl,
   call_log_id: Uuid,
   contact_id: Uuid,
   created_at: Timestamp,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PhoneNumber, Timestamp, Uuid } from './common.js'
+import { HttpUrl, PhoneNumber, Timestamp, Uuid } from './common.js'
 
 export const CallStatus = z.enum(['completed', 'failed', 'blocked', 'in-progress', 'forwarding'])
 export type CallStatus = z.infer<typeof CallStatus>
@@ -26,7 +26,7 @@ export const Call = z.object({
   duration_seconds: z.int().nonnegative(),
   summary: z.string(),
   transcript: z.string(),
-  recording_url: z.url(),
+  recording_url: HttpUrl,
   transfer_status: TransferStatus.nullable(),
   started_at: Timestamp,
   ended_at: Timestamp.nullable(),

@@ -11,5 +11,12 @@ export const E164_PATTERN = /^\+[1-9]\d{1,14}$/
 export const E164_MESSAGE = 'must be an E.164 phone number such as +14155550123'
 export const PhoneNumber = z.string().regex(E164_PATTERN, E164_MESSAGE)
 
+/**
+ * An absolute `http:` or `https:` URL (`recording_url`, `calendar_event_link`): a link a browser follows and never
+ * runs. Any other scheme (`javascript:`, `data:`) is refused, whatever its case and the tabs, newlines or spaces in
+ * it, as the URL parser reads the value as a browser does; so is a relative URL (`//host/path`, `/path`).
+ */
+export const HttpUrl = z.url({ protocol: z.regexes.httpProtocol, error: 'must be an absolute http: or https: URL' })
+
 export const Scope = z.enum(['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'])
 export type Scope = z.infer<typeof Scope>

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
 import { E164_MESSAGE, E164_PATTERN, Scope, Timestamp, Uuid } from './common.js'
+import { parseInstant } from './instant.js'
+import { inRange, rangeText, SEED_RANGE } from './instantRange.js'
 import { byKind } from './stored.js'
 
 /*
@@ -85,6 +87,7 @@ export const ContractRule = z.enum([
   'meta',
   'request_id',
   'schema',
+  'url',
   'fields',
   'error',
   'record',
@@ -121,7 +124,13 @@ export type JournalContract = z.infer<typeof JournalContract>
 
 /** One side of an exchange as the journal keeps it. */
 export const JournalMessage = z.object({
+  /**
+   * By lower-cased name; several `Set-Cookie`s in one value, one a line (`\n`). Each value cut at 1 KiB (then
+   * `… (cut: <n> characters in all)`); at most 64 headers and 16 KiB of them.
+   */
   headers: z.record(z.string(), z.string()),
+  /** Whether headers were left out, past 64 of them or 16 KiB. */
+  headers_truncated: z.boolean(),
   /** The body as text (none: no body); cut at 4 KiB, then `body_truncated`. */
   body: z.string().nullable(),
   body_truncated: z.boolean(),
@@ -134,10 +143,16 @@ export const JournalEntry = z.object({
   method: z.string(),
   /** The path as sent, without the query string. */
   path: z.string(),
-  /** The query parameters as sent; a repeated one has an array of its values. */
+  /**
+   * The query parameters as sent, a credential (`access_token`, `api_key`, …) shown as the key is; a repeated one has
+   * an array of its values.
+   */
   query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   status: z.int(),
-  /** The API key the request carried (even an unknown one), or null without a Bearer key. */
+  /**
+   * The Bearer key the request carried (even an unknown one), or null without one: a built-in key whole, the admin
+   * token as `(admin token)`, any other as `…` and its last 4 characters at most (`shownCredential`).
+   */
   key: z.string().nullable(),
   /** Real milliseconds from the request reaching the sandbox to its answer, latency included. */
   duration_ms: z.number(),
@@ -145,7 +160,7 @@ export const JournalEntry = z.object({
   timestamp: Timestamp,
   /** Proxy mode only: the upstream's answer held to the contract. */
   contract: JournalContract.optional(),
-  /** What was sent: its headers (an Authorization key shortened) and its body, kept up to 4 KiB. */
+  /** What was sent: its headers (credentials shown as the key is) and its body, kept up to 4 KiB. */
   request: JournalMessage.optional(),
   /** What was answered: its headers and its body, kept up to 4 KiB (a fleet's shared journal: 1 KiB of a success). */
   response: JournalMessage.optional(),
@@ -167,6 +182,7 @@ export type EndpointUsage = z.infer<typeof EndpointUsage>
 
 /** The usage report of one key: what it called, and the scopes that takes. */
 export const KeyUsage = z.object({
+  /** The key as the journal shows it. */
   key: z.string(),
   organization_id: Uuid,
   requests: z.int(),
@@ -186,9 +202,16 @@ export const KeyUsage = z.object({
 })
 export type KeyUsage = z.infer<typeof KeyUsage>
 
-/** A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens. */
-export const SESSION_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
-export const SESSION_NAME_MESSAGE = 'must be 1 to 64 letters, digits, dots, underscores or hyphens'
+/**
+ * A session's name, in its root `/sessions/{name}`: 1 to 64 letters, digits, dots, underscores or hyphens, and not
+ * `.` or `..`, which a URL resolves away (`/sessions/../v1/me` is `/v1/me`): no URL would reach that session.
+ */
+export const SESSION_NAME_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,64}$/
+/** What a session name is, as the document and the errors say it. */
+export const SESSION_NAME_RULE = '1 to 64 letters, digits, dots, underscores or hyphens (but not . or .. alone)'
+export const SESSION_NAME_MESSAGE = `must be ${SESSION_NAME_RULE}`
+/** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
+export const DEFAULT_SESSION = 'default'
 
 /**
  * Body of `POST /_sandbox/sessions`: a name (made up when absent) and what the session's world differs in from the
@@ -199,7 +222,10 @@ export const CreateSessionRequest = z.strictObject({
   seed: z.int({ error: 'must be an integer' }).min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   now: z
     .string({ error: 'must be a string' })
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+    .datetime({ offset: true, abort: true, error: 'must be an ISO 8601 date-time such as 2026-11-20T12:00:00Z' })
+    .refine((text) => inRange(parseInstant(text), SEED_RANGE), {
+      error: `must be from ${rangeText(SEED_RANGE)}: the world reaches 90 days back and weeks ahead of it`,
+    })
     .optional(),
   scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),
   calls: z.int({ error: 'must be an integer' }).min(0).max(100_000, 'must be at most 100000').optional(),
@@ -219,6 +245,8 @@ export const SessionInfo = z.object({
   requests: z.int(),
   /** Whether its world is in memory now, or evicted (it comes back as it was at its next request). */
   in_memory: z.boolean(),
+  /** When the server forgets it unless it is used again (`--session-ttl`); null: never (the default session, or no TTL). */
+  expires_at: Timestamp.nullable(),
 })
 export type SessionInfo = z.infer<typeof SessionInfo>
 
@@ -230,7 +258,7 @@ export const DriftExample = z.object({
   request_id: z.string(),
   /** The upstream's `X-Request-Id`, for the vendor to find the request. */
   upstream_request_id: z.string().nullable(),
-  /** Method, path and query as sent, such as `GET /v1/calls?limit=50`. */
+  /** Method, path and query as sent, such as `GET /v1/calls?limit=50`; a credential in the query shown by its last 4 at most. */
   request: z.string(),
   status: z.int(),
   ...ContractViolation.omit({ rule: true }).shape,

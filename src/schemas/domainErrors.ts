@@ -26,6 +26,25 @@ export class SessionExistsError extends Error {
 }
 
 /**
+ * The server keeps as many sessions as it may (`--session-limit`), so it
+ * makes no new one (503 `session_limit_reached`).
+ */
+export class SessionLimitError extends Error {
+  readonly code = 'session_limit_reached'
+
+  constructor(
+    readonly session: string,
+    readonly limit: number,
+    /** Seconds until the least recently used session expires and frees a place; undefined without a TTL. */
+    readonly retryAfter: number | undefined,
+  ) {
+    super(
+      `The server keeps at most ${limit.toLocaleString('en')} session${limit === 1 ? '' : 's'} (its session limit), so it makes no session ${session}.`,
+    )
+  }
+}
+
+/**
  * The store did not take a write (a full or read-only disk, Redis out of
  * reach): the write was undone in memory (503 `storage_unavailable`, with
  * `Retry-After`); the next write tries again.

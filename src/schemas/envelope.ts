@@ -24,10 +24,14 @@ export const ErrorCode = z.enum([
   'invalid_json',
   'unauthorized',
   'insufficient_scope',
+  'client_not_allowed',
+  'host_not_allowed',
+  'origin_not_allowed',
   'not_found',
   'method_not_allowed',
   'contact_exists',
   'payload_too_large',
+  'request_timeout',
   'expectation_failed',
   'unsupported_media_type',
   'validation_failed',
@@ -36,9 +40,11 @@ export const ErrorCode = z.enum([
   'service_unavailable',
   'storage_unavailable',
   'session_exists',
+  'session_limit_reached',
   'upstream_unreachable',
   'upstream_timeout',
   'upstream_not_json',
+  'upstream_unsafe_url',
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 

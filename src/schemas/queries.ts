@@ -3,6 +3,7 @@ import { AppointmentStatus } from './appointment.js'
 import { CallStatus } from './call.js'
 import { E164_PATTERN } from './common.js'
 import { parseInstant } from './instant.js'
+import { echoed } from './echoed.js'
 import { LeadStatus, Urgency } from './lead.js'
 import type { Kind, StoredRecords } from './stored.js'
 
@@ -41,7 +42,11 @@ export const JournalQuery = z.object({
     .string()
     .regex(/^([1-5]\d\d|[1-5]xx)$/i, { error: 'status must be a status, such as 404, or a class, such as 4xx.' })
     .optional(),
-  key: z.string().min(1, { error: 'key must be an API key, such as sk_sandbox_all.' }).optional(),
+  /** A key as sent, or as the journal shows it (`…abcd`). */
+  key: z
+    .string()
+    .min(1, { error: 'key must be an API key, such as sk_sandbox_all, or one as the journal shows it, such as …abcd.' })
+    .optional(),
   since: z
     .string()
     .transform((text, context) => {
@@ -73,7 +78,7 @@ const PHONE_MESSAGE = 'phone must be an E.164 number such as +14155550123.'
 const phone = z.string().regex(E164_PATTERN, {
   error: (issue) =>
     /^ \d/.test(String(issue.input))
-      ? `${PHONE_MESSAGE} The leading + arrived as a space: send it as %2B (phone=%2B${String(issue.input).trim()}).`
+      ? `${PHONE_MESSAGE} The leading + arrived as a space: send it as %2B (phone=%2B${echoed(String(issue.input).trim())}).`
       : PHONE_MESSAGE,
 })
 

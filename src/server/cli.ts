@@ -2,11 +2,15 @@ import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
+import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
 import { parseLatency } from '../sandbox/latency.js'
 import { parseInterval, type ResolvedOptions } from '../sandbox/options.js'
+import { parseJournalBytes } from '../sandbox/JournalBudget.js'
 import { parseRateLimit } from '../sandbox/RateLimiter.js'
+import { parseSessionTtl } from '../sessions/expiry.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
-import { type RunningServer, startServer } from './startServer.js'
+import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
+import { DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_RANGE, type RunningServer, startServer } from './startServer.js'
 
 const program = new Command()
   .name('call-sandbox')
@@ -61,15 +65,43 @@ const program = new Command()
     checked(parseRateLimit),
   )
   .option('--live [interval]', 'a caller rings every interval (default 30s; e.g. 10s, 2m)', checked(parseInterval))
-  .option(
-    '--admin-token <token>',
-    'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback',
+  .addOption(
+    new Option(
+      '--admin-token <token>',
+      'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback; give it in the environment to keep it out of ps',
+    ).env('CALL_SANDBOX_ADMIN_TOKEN'),
   )
-  .option('--journal-size <n>', 'requests the journal keeps (default 1000)', integer(1, 1_000_000))
+  .option(
+    '--allowed-origins <list>',
+    'without --admin-token: origins whose pages may call /_sandbox/ (comma-separated, such as http://localhost:5173); other pages are refused',
+    checked(parseAllowedOrigins),
+  )
+  .option(
+    '--allowed-hosts <list>',
+    'without --admin-token: host names /_sandbox/ answers to beside loopback ones (comma-separated; .example.test: it and its subdomains; all: any)',
+    checked(parseAllowedHosts),
+  )
+  .option('--journal-size <n>', "requests each session's journal keeps (default 1000)", integer(1, 1_000_000))
+  .option(
+    '--journal-bytes <size>',
+    'what the journals of all sessions hold together, in bytes or such as 256MiB or 1GiB; past it, the journal holding the most loses its oldest entries first (default 128MiB)',
+    checked(parseJournalBytes),
+  )
   .option(
     '--max-sessions <n>',
-    'sessions (/sessions/{name}/) whose worlds stay in memory; past it, the least recently used idle one is evicted (default 200)',
+    'sessions (/sessions/{name}/) whose worlds stay in memory; past it, the least recently used idle one is evicted, its writes, journal and usage kept (default 200)',
     integer(1, 100_000),
+  )
+  .option(
+    '--session-limit <n>',
+    'sessions the server keeps in all, in memory or evicted; past it, a new session name is answered 503 session_limit_reached (default 10000)',
+    integer(1, 1_000_000),
+  )
+  .option(
+    '--session-ttl <period>',
+    'forget a session unused this long: its world, writes, journal and usage; such as 30m, 24h, 7d; 0 or off: never (default 24h; never the default session)',
+    // 0, not undefined, for none: undefined would be the default.
+    checked((text) => parseSessionTtl(text) ?? 0),
   )
   .option(
     '--proxy <url>',
@@ -86,6 +118,11 @@ const program = new Command()
     'with --proxy: save the upstream responses in this new file, a world to start from with --world (no key or header is written)',
   )
   .option('--world <file>', 'start from a recorded world (a file --record wrote) instead of the seed')
+  .option(
+    '--request-timeout <ms>',
+    `how long a request may take to arrive, headers and body, from its start; then 408 and the connection closes (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
+    integer(REQUEST_TIMEOUT_RANGE.min, REQUEST_TIMEOUT_RANGE.max),
+  )
   .option('-q, --quiet', 'no request log')
   .option('--no-metrics', 'no /_sandbox/metrics, and nothing counted for it')
   .addOption(
@@ -101,7 +138,7 @@ Examples:
   call-sandbox --port 8080 --seed 7 --now 2026-11-20T12:00:00Z
   call-sandbox --scenario degraded --rate-limit 60/min
   call-sandbox --live 10s --data ./sandbox-data.json
-  call-sandbox --host 0.0.0.0 --admin-token "$ADMIN_TOKEN"
+  CALL_SANDBOX_ADMIN_TOKEN="$ADMIN_TOKEN" call-sandbox --host 0.0.0.0
   curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/v1/calls?limit=2
   curl -X POST http://127.0.0.1:4010/_sandbox/calls        (simulate an inbound call)
   curl -H "Authorization: Bearer sk_sandbox_all" http://127.0.0.1:4010/sessions/ci-1/v1/calls
@@ -128,12 +165,18 @@ const options = program.parse().opts<{
   rateLimit?: ReturnType<typeof parseRateLimit>
   live?: number
   adminToken?: string
+  allowedOrigins?: string[]
+  allowedHosts?: string[] | 'all'
   journalSize?: number
+  journalBytes?: number
   maxSessions?: number
+  sessionLimit?: number
+  sessionTtl?: number
   proxy?: string
   proxyTimeout?: number
   record?: string
   world?: string
+  requestTimeout?: number
   quiet?: boolean
   metrics: boolean
   log: 'text' | 'json'
@@ -169,8 +212,8 @@ async function main(): Promise<void> {
       ),
       // Quoted: zsh (macOS's shell) takes an unquoted ? as a pattern.
       `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" "${running.url}/v1/calls?limit=2"`,
-      `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; up to ${sandbox.sessions.maxSessions} in memory); list them at ${running.url}/_sandbox/sessions`,
-      `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health${sandbox.options.adminToken ? ' (with the admin token)' : ''}`,
+      `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; ${describeSessionLimits(sandbox.sessions)}); list them at ${running.url}/_sandbox/sessions`,
+      `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health (${describeControlAccess(sandbox.options.adminToken, options.allowedOrigins)})`,
       `console: ${running.url}/_sandbox/console/ (requests live, the world, the clock, sessions)${options.metrics ? `; metrics: ${running.url}/_sandbox/metrics` : ''}`,
       ...(running.restored ? [describeRestored(running.restored)] : []),
       ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
@@ -202,6 +245,33 @@ function describeRestored({ path, entries, sessions, writes }: NonNullable<Runni
   return `data: ${path}, restored: ${what.join(', ')}`
 }
 
+function describeSessionLimits({
+  maxSessions,
+  sessionLimit,
+  sessionTtl,
+}: RunningServer['sandbox']['sessions']): string {
+  const limits = `up to ${maxSessions.toLocaleString('en')} in memory, ${sessionLimit.toLocaleString('en')} in all`
+  return sessionTtl === undefined ? limits : `${limits}, each forgotten after ${describeDuration(sessionTtl)} unused`
+}
+
+/** Milliseconds in the largest unit that divides them: `24 h`, `90 min`, `1500 ms`. */
+function describeDuration(ms: number): string {
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1_000],
+  ]
+  const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1]
+  return `${ms / size} ${unit}`
+}
+
+function describeControlAccess(adminToken: string | undefined, allowedOrigins: string[] | undefined): string {
+  if (adminToken !== undefined) return 'with the admin token'
+  if (allowedOrigins === undefined) return 'curl and the console; pages of other origins only with --allowed-origins'
+  return `curl, the console and pages of ${allowedOrigins.join(', ')}`
+}
+
 function integer(min: number, max: number) {
   return (text: string): number => {
     const value = Number(text)
@@ -214,6 +284,10 @@ function integer(min: number, max: number) {
 function instant(text: string): number {
   const ms = parseInstant(text)
   if (ms === undefined) throw new InvalidArgumentError('expected an ISO 8601 date-time such as 2026-11-20T12:00:00Z.')
+  if (!inRange(ms, SEED_RANGE))
+    throw new InvalidArgumentError(
+      `expected an instant from ${rangeText(SEED_RANGE)}: the world reaches 90 days back and weeks ahead of it.`,
+    )
   return ms
 }
 

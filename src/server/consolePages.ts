@@ -7,6 +7,7 @@ import { openSteps, type Plane } from '../http/pipeline.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { NoQuery } from '../schemas/index.js'
 import { packageFolder } from './packageFolder.js'
+import { PAGE_HEADERS } from './pageHeaders.js'
 
 /** Where the console is served, below a root: the bare root's, or a session's. */
 export const CONSOLE_PATH = `${CONTROL_PREFIX}/console`
@@ -30,7 +31,7 @@ function consoleFiles(): Map<string, string> {
 /**
  * The console at `/_sandbox/console/` (and `/sessions/{name}/_sandbox/console/`): served by the package itself,
  * offline, with no telemetry. The page asks for the admin token when the control plane wants it; the files
- * themselves want none.
+ * themselves want none. Its answers forbid inline script and framing (`PAGE_HEADERS`).
  */
 export function consolePlane(): Plane {
   const files = consoleFiles()
@@ -38,7 +39,7 @@ export function consolePlane(): Plane {
     const text = files.get(name)
     if (text === undefined)
       throw new ApiError('not_found', `The console has no file ${name}: ${[...files.keys()].join(', ')}.`)
-    return { body: {}, text, headers: { 'Content-Type': TYPES[name]! } }
+    return { body: {}, text, headers: { ...PAGE_HEADERS, 'Content-Type': TYPES[name]! } }
   }
   return {
     name: 'console',
@@ -58,7 +59,7 @@ export function consolePlane(): Plane {
         response: z.string(),
         // The page names its files relative to itself: the console's path ends in a slash (a session's root is put
         // before the Location by the dispatch, as for every answer of a session).
-        answer: () => ({ body: {}, text: '', headers: { Location: `${CONSOLE_PATH}/` } }),
+        answer: () => ({ body: {}, text: '', headers: { ...PAGE_HEADERS, Location: `${CONSOLE_PATH}/` } }),
       }),
       defineEndpoint({
         method: 'GET',

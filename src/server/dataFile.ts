@@ -149,6 +149,11 @@ export class FileStore implements Store {
     return appended
   }
 
+  /** A session expired: the file ends it, as a restart would otherwise bring it back. */
+  forget(session: string): Promise<void> {
+    return this.append(session, { ended: true })
+  }
+
   /**
    * Writes `header` as the whole file (a new file, a compaction, a reset):
    * beside it first, flushed, then renamed over it, so a crash leaves the

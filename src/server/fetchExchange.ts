@@ -39,9 +39,62 @@ function fetchRequestOf(request: IncomingMessage, url: URL): Request {
   return new Request(url, {
     method: request.method,
     headers: headersOf(request),
-    body: withBody ? (Readable.toWeb(request) as ReadableStream) : undefined,
+    body: withBody ? arrivingBody(request) : undefined,
     duplex: 'half',
   } as RequestInit)
+}
+
+/** How to end the read of each body still arriving with an error (see `failArrival`). */
+const arrivals = new WeakMap<IncomingMessage, (error: Error) => void>()
+
+/**
+ * Ends the read of a request's body, still arriving, with `error`: the
+ * sandbox's answer to the request is then its error (the server's request
+ * timeout). False when no read of that body is under way or to come.
+ *
+ * @example
+ * failArrival(request, new ApiError('request_timeout', 'The request did not arrive in time.'))
+ */
+export function failArrival(request: IncomingMessage, error: Error): boolean {
+  const fail = arrivals.get(request)
+  if (!fail) return false
+  arrivals.delete(request)
+  fail(error)
+  return true
+}
+
+/**
+ * A request's body as a web stream that `failArrival` can end with an error.
+ *
+ * @note Not `Readable.toWeb(request)` alone: erroring that one destroys the
+ * request, and with it the socket the answer to it must go out on.
+ */
+function arrivingBody(request: IncomingMessage): ReadableStream<Uint8Array> {
+  const source = (Readable.toWeb(request) as ReadableStream<Uint8Array>).getReader()
+  let failed = false
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        arrivals.set(request, (error) => {
+          failed = true
+          controller.error(error)
+        })
+      },
+      async pull(controller) {
+        const { done, value } = await source.read()
+        if (failed) return
+        if (done) {
+          arrivals.delete(request)
+          controller.close()
+        } else controller.enqueue(value)
+      },
+      cancel(reason) {
+        arrivals.delete(request)
+        return source.cancel(reason)
+      },
+    },
+    { highWaterMark: 0 },
+  )
 }
 
 /**

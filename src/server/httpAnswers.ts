@@ -1,26 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { shortKey } from '../http/apiPlane.js'
 import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
+import { shownCredential, shownUrl } from '../sandbox/credentials.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import { type Scrubber, scrubberOf } from '../sandbox/Scrubber.js'
 
 /*
  * What the standalone server does alike for every request it answers, in
  * Express (createApp.ts) or ahead of it (sandboxRequests.ts).
  */
-
-/** Headers a browser app on another origin may read. */
-export const EXPOSED_HEADERS = [
-  'X-Request-Id',
-  'Location',
-  'Retry-After',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Preference-Applied',
-  'X-Sandbox-Contract',
-  'X-Sandbox-Request-Id',
-]
-const EXPOSED = EXPOSED_HEADERS.join(',')
 
 /** Methods a fetch `Request` cannot be made with, so MSW never sees them. */
 export const OUTSIDE_FETCH = new Set(['CONNECT', 'TRACE', 'TRACK'])
@@ -35,29 +23,35 @@ export interface LogOptions {
   logFormat?: 'text' | 'json'
 }
 
-/** The request log: a line an answer, written once it has gone out; undefined when quiet. */
-export function requestLog({ quiet, log, logFormat = 'text' }: LogOptions): RequestLog | undefined {
+/**
+ * The request log: a line an answer, written once it has gone out; undefined when quiet. `sandbox`'s admin token is
+ * what its lines never show.
+ */
+export function requestLog({ quiet, log, logFormat = 'text' }: LogOptions, sandbox: Sandbox): RequestLog | undefined {
   if (quiet) return undefined
   const write = log ?? ((line: string) => process.stdout.write(`${line}\n`))
-  return (request, response) => logWhenFinished(request, response, write, logFormat)
+  return (request, response) => logWhenFinished(request, response, write, logFormat, sandbox)
 }
 
 export type RequestLog = (request: IncomingMessage, response: ServerResponse) => void
 
 /**
  * Writes `GET /v1/calls?limit=2 200 4.210 ms req_…` once the answer has gone
- * out: method, path as sent, status, time to the end of the answer, request
- * id. As JSON: those, the session, the time and the key, shortened.
+ * out: method, path as sent (a credential in its query as `shownUrl` shows
+ * it, any secret as the value rule, `Scrubber`, shows it), status, time to the end of the answer, request id. As JSON: those, the
+ * session, the time and the key as `shownCredential` shows it.
  */
 function logWhenFinished(
   request: IncomingMessage,
   response: ServerResponse,
   log: (line: string) => void,
   format: 'text' | 'json',
+  sandbox: Sandbox,
 ): void {
   const started = performance.now()
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
-  const path = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/'
+  const sent = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/'
+  const path = logScrubber(sandbox, request, sent).text(shownUrl(sent, sandbox.options.adminToken))
   response.once('finish', () => {
     const ms = performance.now() - started
     const requestId = response.getHeader('x-request-id') ?? null
@@ -76,16 +70,21 @@ function logWhenFinished(
         path,
         status: response.statusCode,
         duration_ms: Math.round(ms * 1000) / 1000,
-        key: token === null ? null : shortKey(token),
+        key: token === null ? null : shownCredential(token, sandbox.options.adminToken),
       }),
     )
   })
 }
 
-/** Any origin may read the answer, and the headers above: keys travel in Authorization, never in cookies. */
-export function allowAnyOrigin(response: ServerResponse): void {
-  response.setHeader('Access-Control-Allow-Origin', '*')
-  response.setHeader('Access-Control-Expose-Headers', EXPOSED)
+/** The value rule for a request the log writes: the secrets `sandbox` knows, and those the request carried. */
+function logScrubber(sandbox: Sandbox, request: IncomingMessage, sent: string): Scrubber {
+  const headers: [string, string][] = []
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const each of value) headers.push([name, each])
+    else if (value !== undefined) headers.push([name, value])
+  }
+  const start = sent.indexOf('?')
+  return scrubberOf(sandbox, headers, start === -1 ? undefined : new URLSearchParams(sent.slice(start + 1)))
 }
 
 /**

@@ -2,6 +2,7 @@ import express, { type RequestHandler } from 'express'
 import { join } from 'node:path'
 import { DOCUMENT_PATH } from '../http/paths.js'
 import { packageFolder } from './packageFolder.js'
+import { PAGE_HEADERS } from './pageHeaders.js'
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -19,7 +20,17 @@ const PAGE = `<!doctype html>
 </html>
 `
 
-const SETTINGS = { url: DOCUMENT_PATH, dom_id: '#swagger-ui', deepLinking: true, persistAuthorization: true }
+/**
+ * A key typed into the page is forgotten with it (`persistAuthorization: false`: Swagger UI would keep it in
+ * `localStorage`, for any script of the origin to read); no document is sent to swagger.io's validator.
+ */
+const SETTINGS = {
+  url: DOCUMENT_PATH,
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: false,
+  validatorUrl: null,
+}
 const INIT = `window.onload = () => {\n  window.ui = SwaggerUIBundle(${JSON.stringify(SETTINGS, null, 2)})\n}\n`
 
 /** Swagger UI's files, copied into the package's `dist/docs` by its build (`scripts/vendor-swagger-ui.mjs`). */
@@ -31,13 +42,18 @@ function swaggerUiFolder(): string | undefined {
  * The interactive API reference at `/docs`: Swagger UI over `/openapi.json`,
  * its files served from the package itself, so that it works offline and the
  * package depends on no Swagger UI package (`swagger-ui-dist` brings a
- * telemetry install script, `@scarf/scarf`).
+ * telemetry install script, `@scarf/scarf`). Its answers forbid inline
+ * script and framing (`PAGE_HEADERS`).
  *
  * @example
  * app.use('/docs', referencePages())
  */
 export function referencePages(): RequestHandler {
   const router = express.Router({ strict: true })
+  router.use((_request, response, next) => {
+    response.set(PAGE_HEADERS)
+    next()
+  })
   router.get('/', (request, response) => {
     // The page names its files relative to itself: /docs must end in a slash.
     if (!request.originalUrl.split('?')[0]!.endsWith('/')) return response.redirect(301, `${request.baseUrl}/`)

@@ -5,15 +5,30 @@ import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { fetchExchange } from './fetchExchange.js'
-import { allowAnyOrigin, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
+import { type ControlAccess, type ControlAccessOptions, controlAccess } from './controlAccess.js'
+import { corsHeaders, crossOrigin } from './crossOrigin.js'
+import { type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
+import { refusedByHttp } from './httpRefusals.js'
+
+/** The request log's options, and who may call the control plane (`controlAccess`). */
+export type EntryOptions = LogOptions & ControlAccessOptions
+
+/** What an entry of the server answers the sandbox's requests with. */
+export interface SandboxEntry {
+  sandbox: SandboxWithHandlers
+  /** Who may call the control plane. */
+  access: ControlAccess
+  /** The server's own planes and observer (the command's); none in an app of `createApp` alone. */
+  server?: ServerParts
+}
 
 /**
- * The standalone server's listener: what HTTP itself refuses (no Host, an
- * unmet Expect), then a request to one of the sandbox's paths (its API, in
+ * The standalone server's listener: what HTTP itself refuses (no Host or
+ * two, a Host that is no plain host, an unmet Expect), then a request to one of the sandbox's paths (its API, in
  * proxy mode the upstream's; its control plane, sessions and document),
- * answered by `answerSandboxRequest` with the CORS headers and the log line
- * the app gives every answer. The rest (the reference at `/docs`,
- * preflights, unknown paths) goes to the app, which answers them all.
+ * its preflight included, answered by `answerSandboxRequest` with the CORS
+ * headers and the log line the app gives every answer. The rest (the
+ * reference at `/docs`, unknown paths) goes to the app, which answers them all.
  *
  * @note Ahead of Express: Express's own handling costs about 70 µs a
  * request (plain Express against plain node:http sending the same bytes,
@@ -25,25 +40,24 @@ import { allowAnyOrigin, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply }
 export function sandboxRequests(
   app: RequestListener,
   sandbox: SandboxWithHandlers,
-  options: LogOptions = {},
+  options: EntryOptions = {},
   server: ServerParts = {},
 ): RequestListener {
-  const log = requestLog(options)
+  const log = requestLog(options, sandbox)
+  const entry: SandboxEntry = { sandbox, access: controlAccess(sandbox.options.adminToken, options), server }
   return (request, response) => {
+    const url = urlOf(request)
+    const path = pathOf(request, url)
     // HTTP itself, before any path: Node leaves these to the listener (see startServer), so they are in the envelope.
     const refusal = refusedByHttp(request)
+    if (!refusal && !isSandboxPath(path, true)) return app(request, response)
+    log?.(request, response)
     if (refusal) {
-      allowAnyOrigin(response)
-      log?.(request, response)
+      corsHeaders(entry.access, request, response, path)
       return sendReply(response, errorReply(sandbox, newRequestId(), refusal))
     }
-    // A preflight, and a path the sandbox does not answer, are the app's.
-    const url = urlOf(request)
-    const path = url?.pathname ?? (request.url ?? '/').split('?')[0]!
-    if (request.method === 'OPTIONS' || !isSandboxPath(path, true)) return app(request, response)
-    allowAnyOrigin(response)
-    log?.(request, response)
-    answerSandboxRequest(sandbox, request, response, url, path, server)
+    if (crossOrigin(entry, request, response, path)) return
+    answerSandboxRequest(entry, request, response, url)
       .then((answered) => answered || app(request, response))
       .catch((error: unknown) => {
         console.error('[call-sandbox] unexpected server error:', error)
@@ -53,31 +67,33 @@ export function sandboxRequests(
 }
 
 /**
- * Answers a request to one of the sandbox's paths (`path`) over HTTP, in the
- * app and ahead of it alike: a method fetch cannot carry (TRACE, TRACK) as
- * its plane would answer another method it does not take; a Host that makes
- * no URL (`url` undefined) with a 400; the rest through the sandbox's
- * dispatch (`reply`, the function its msw handler calls too). False when the
- * dispatch has no answer (a sandbox with a base URL elsewhere), and nothing
- * was written.
+ * Answers a request to one of the sandbox's paths over HTTP, in the app and
+ * ahead of it alike: a method fetch cannot carry (TRACE, TRACK) as its plane
+ * would answer another method it does not take; a Host or target that makes
+ * no URL (`url` undefined) with a 400; a request the control plane does not take
+ * from that host or page with a 403, before any endpoint sees it; the rest
+ * through the sandbox's dispatch (`reply`, the function its msw handler calls
+ * too). False when the dispatch has no answer (a sandbox with a base URL
+ * elsewhere), and nothing was written.
  */
 export async function answerSandboxRequest(
-  sandbox: SandboxWithHandlers,
+  { sandbox, access, server = {} }: SandboxEntry,
   request: IncomingMessage,
   response: ServerResponse,
   url: URL | undefined,
-  path: string,
-  server: ServerParts = {},
 ): Promise<boolean> {
   if (OUTSIDE_FETCH.has(request.method!)) {
-    sendReply(response, methodOutsideFetch(sandbox, request.method!, path))
+    sendReply(response, methodOutsideFetch(sandbox, request.method!, pathOf(request, url)))
     return true
   }
   if (!url) {
-    const error = new ApiError('invalid_parameter', `The Host header (${request.headers.host}) is not a host name.`, {
-      param: 'Host',
-    })
+    const error = refusedByHttp(request) ?? new ApiError('invalid_parameter', 'The request target is no path or URL.')
     sendReply(response, errorReply(sandbox, newRequestId(), error))
+    return true
+  }
+  const refusal = access.refusal(request, url.pathname)
+  if (refusal) {
+    sendReply(response, errorReply(sandbox, newRequestId(), refusal))
     return true
   }
   // @note The sandbox's dispatch, not msw's: a server has no fetch to intercept. node:http over msw's
@@ -88,28 +104,20 @@ export async function answerSandboxRequest(
 }
 
 /**
- * What HTTP itself refuses, or undefined: an HTTP/1.1 request without a Host
- * (RFC 9112, 3.2), an expectation other than `100-continue` (RFC 9110, 10.1.1).
+ * The request's URL, or undefined when its Host or target makes none (`exa[mple`, `a:99999`) or makes one with user
+ * information, which a fetch `Request` refuses to be made with (a 500 quoting the password, were it let through):
+ * `refusedByHttp` says why.
  */
-function refusedByHttp(request: IncomingMessage): ApiError | undefined {
-  if (request.headers.host === undefined && request.httpVersion === '1.1') {
-    return new ApiError('invalid_parameter', 'The request has no Host header, which HTTP/1.1 requires.', {
-      param: 'Host',
-    })
-  }
-  const expect = request.headers.expect
-  if (expect !== undefined && expect.trim().toLowerCase() !== '100-continue') {
-    const message = `The sandbox meets no expectation but 100-continue; got Expect: ${expect}.`
-    return new ApiError('expectation_failed', message, { param: 'Expect' })
-  }
-  return undefined
-}
-
-/** The request's URL, or undefined when its Host is no host (`exa[mple`, `a:99999`): the app answers that one. */
 export function urlOf(request: IncomingMessage): URL | undefined {
   try {
-    return new URL(request.url ?? '/', `http://${request.headers.host}`)
+    const url = new URL(request.url ?? '/', `http://${request.headers.host}`)
+    return url.username === '' && url.password === '' ? url : undefined
   } catch {
     return undefined
   }
+}
+
+/** The path the dispatch answers: the URL's (dot segments resolved), or as sent when the Host makes no URL. */
+export function pathOf(request: IncomingMessage, url: URL | undefined): string {
+  return url?.pathname ?? (request.url ?? '/').split('?')[0]!
 }

@@ -1,6 +1,6 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { CreateSandboxOptions } from '../handlers/createSandbox.js'
@@ -10,7 +10,10 @@ import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
 import { createApp, type AppOptions } from './createApp.js'
 import { consolePlane } from './consolePages.js'
+import { controlAccess } from './controlAccess.js'
 import { sandboxRequests } from './sandboxRequests.js'
+import { failArrival } from './fetchExchange.js'
+import { thousands } from '../schemas/thousands.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
 import { worldOf } from '../sandbox/snapshot.js'
@@ -20,6 +23,10 @@ import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf }
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
 const MAX_HEADER_BYTES = 64 * 1024
+/** How long a request may take to arrive, headers and body, from its first byte (`--request-timeout`). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/** The bounds of `requestTimeout`: Node checks its connections every so often, so not less than that. */
+export const REQUEST_TIMEOUT_RANGE = { min: 100, max: 3_600_000 } as const
 
 /** The server answers at its own origin, so a sandbox's `baseUrl` has no place here. */
 export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Omit<AppOptions, 'proxy'> {
@@ -32,8 +39,6 @@ export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Om
   store?: string
   /** With `store`: how many replicas must have a write before it is answered; default `auto` (`--store-replicas`). */
   storeReplicas?: ReplicaWaits
-  /** With `store`: how long a named session's keys live unused before Redis drops them (ms); default: for ever. */
-  sessionTtlMs?: number
   /** With `proxy`: keep what the upstream answers in this new file, a world to start from later (`--record`). */
   record?: string
   /** Start from a recording (a file `record` wrote) instead of the seed (`--world`). */
@@ -44,6 +49,12 @@ export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Om
   port?: number
   /** Default 127.0.0.1. */
   host?: string
+  /**
+   * Milliseconds a request may take to arrive, from its first byte to its body's last (default 30,000): past it,
+   * 408 `request_timeout` and the connection closes (`--request-timeout`). Answering takes what it takes (a `Prefer:
+   * delay`, a slow upstream): the bound is on receiving.
+   */
+  requestTimeout?: number
 }
 
 export interface RunningServer {
@@ -74,11 +85,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     data,
     store: storeUrl,
     storeReplicas,
-    sessionTtlMs,
     record,
     world,
+    allowedHosts,
+    allowedOrigins,
+    requestTimeout = DEFAULT_REQUEST_TIMEOUT_MS,
     ...given
   } = options
+  checkRequestTimeout(requestTimeout)
   if (data !== undefined && storeUrl !== undefined) {
     throw new Error('--data and --store are two stores: give one (a data file for one server, Redis for a fleet).')
   }
@@ -87,6 +101,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       `bound to ${host}, which is not loopback, the control plane would let anyone on the network reset the sandbox: give an admin token (--admin-token), or bind 127.0.0.1.`,
     )
   }
+  // Its errors (a list that is not one of host names or origins) before any file or store is opened.
+  controlAccess(given.adminToken, { allowedHosts, allowedOrigins })
   const sandboxOptions = withRecording(given, record, world)
   const store = data === undefined ? undefined : await FileStore.open(data)
   let shared: { close(): Promise<void>; readonly errors: number } | undefined
@@ -105,6 +121,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         : sandboxOptions,
       world,
     )
+    // No live call of its own before it reaches the store the fleet shares.
+    if (storeUrl !== undefined) sandbox.waitForStore()
     await sandbox.ready
     if (store && data !== undefined) {
       if (saved) await restoreDataFile(sandbox, store, data, saved)
@@ -116,6 +134,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       if (saved?.compact) await store.compact(headerOf(sandbox))
     }
     if (storeUrl !== undefined) {
+      // A named session's keys expire in Redis by the rule its memory does (`--session-ttl`).
+      const sessionTtlMs = sandbox.sessions.sessionTtl ?? 0
       shared = await openShared(sandbox, storeUrl, { replicas: storeReplicas, sessionTtlMs })
     }
   } catch (error) {
@@ -134,17 +154,39 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
   // prom-client is imported here only: a server with --no-metrics, or an app of createApp alone, loads none of it.
   const metrics = withMetrics ? (await import('./metrics.js')).serverMetrics(sandbox, store ?? shared) : undefined
-  const listener = sandboxRequests(
-    createApp(sandbox, { quiet, log, logFormat }),
-    sandbox,
-    { quiet, log, logFormat },
-    { planes: [consolePlane()], rootPlanes: metrics && [metrics.plane], observe: metrics?.observe },
-  )
+  const entryOptions = { quiet, log, logFormat, allowedHosts, allowedOrigins }
+  const listener = sandboxRequests(createApp(sandbox, entryOptions), sandbox, entryOptions, {
+    planes: [consolePlane()],
+    rootPlanes: metrics && [metrics.plane],
+    observe: metrics?.observe,
+  })
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, listener)
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requireHostHeader: false,
+      // The headers are part of the request: they get no longer than the whole of it.
+      requestTimeout,
+      headersTimeout: requestTimeout,
+      // @note Node looks for overdue requests every so often (30 s by default), which would let one take up to twice
+      // its time; every second at most, a check costs a walk over the connections.
+      connectionsCheckingInterval: Math.min(1_000, requestTimeout),
+    },
+    listener,
+  )
   server.on('checkExpectation', listener)
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnreadable(sandbox, error, socket))
+  // The answer under way on each connection, if any: what a request timeout on it must not write over.
+  const answering = new WeakMap<Socket, ServerResponse>()
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    answering.set(request.socket, response)
+    response.once('close', () => answering.get(request.socket) === response && answering.delete(request.socket))
+  })
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? answerOverdue(sandbox, requestTimeout, socket, answering.get(socket))
+      : answerUnreadable(sandbox, error, socket),
+  )
   // Node hands CONNECT to this event, never to the app.
   server.on('connect', (request: IncomingMessage, socket: Duplex) =>
     writeAndClose(socket, methodOutsideFetch(sandbox, 'CONNECT', request.url ?? '/')),
@@ -258,6 +300,32 @@ function answerUnreadable(sandbox: Sandbox, error: NodeJS.ErrnoException, socket
       ? `The request line and headers are over ${MAX_HEADER_BYTES / 1024} KiB.`
       : `The request is not valid HTTP (${error.code ?? error.message}).`
   writeAndClose(socket, errorReply(sandbox, newRequestId(), new ApiError('invalid_parameter', message)))
+}
+
+/**
+ * A request that did not arrive within `requestTimeout`: 408 `request_timeout`, and the connection closes. When the
+ * sandbox is answering it already (`answering`: its headers came, its body is late), its body's read ends with the
+ * 408, so that the answer is the sandbox's own (its request id, journaled and logged); else it is written here, as
+ * Node would write its own 408, unless an answer has begun on the connection.
+ */
+function answerOverdue(sandbox: Sandbox, requestTimeout: number, socket: Socket, answering?: ServerResponse): void {
+  const error = new ApiError(
+    'request_timeout',
+    `The request did not arrive in full within ${thousands(requestTimeout)} ms of its first byte (--request-timeout).`,
+  )
+  if (answering && !answering.headersSent) {
+    answering.setHeader('Connection', 'close')
+    if (failArrival(answering.req, error)) return
+  }
+  if (!socket.writable || answering?.headersSent) return void socket.destroy()
+  writeAndClose(socket, errorReply(sandbox, newRequestId(), error))
+}
+
+/** A request timeout out of `REQUEST_TIMEOUT_RANGE`, refused with a message naming the option. */
+function checkRequestTimeout(ms: number): void {
+  const { min, max } = REQUEST_TIMEOUT_RANGE
+  if (!Number.isSafeInteger(ms) || ms < min || ms > max)
+    throw new TypeError(`requestTimeout must be milliseconds from ${min} to ${thousands(max)}; got ${String(ms)}.`)
 }
 
 /** Writes a reply straight to a socket Node gave up on, and closes it. */

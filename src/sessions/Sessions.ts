@@ -1,57 +1,51 @@
+import { Journal } from '../sandbox/Journal.js'
 import { resolveOptions, type SandboxOptions, worldOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
-import { SessionExistsError } from '../schemas/domainErrors.js'
+import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
-import { restoreSnapshot, seedOptionsOf, snapshotOf, type Snapshot } from '../sandbox/snapshot.js'
+import { restoreSnapshot, seedOptionsOf, snapshotOf } from '../sandbox/snapshot.js'
 import type { LogEntry } from '../schemas/snapshot.js'
 import type { WorldStore } from '../sandbox/WorldStore.js'
 import type { KeptSession, Store } from './Store.js'
-import {
-  SESSION_NAME_MESSAGE,
-  SESSION_NAME_PATTERN,
-  type CreateSessionRequest,
-  type SessionInfo,
-} from '../schemas/index.js'
+import { DEFAULT_SESSION, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
+import { expiresAt, parseSessionTtl } from './expiry.js'
+import { checkedName, holdsNothing, newSession, newSessionName, type Session } from './Session.js'
 
-/** The name of the session the bare root answers as; `/sessions/default/` is the same world. */
-export const DEFAULT_SESSION = 'default'
+export { DEFAULT_SESSION }
 /** How many sessions' worlds stay in memory by default (`--max-sessions`). */
 export const DEFAULT_MAX_SESSIONS = 200
+/** How many named sessions a server keeps by default, in memory or put away (`--session-limit`). */
+export const DEFAULT_SESSION_LIMIT = 10_000
+
+/** How many sessions a server keeps, and for how long. */
+export interface SessionLimits {
+  /**
+   * Sessions whose worlds stay in memory (`--max-sessions`); past it, the least recently used idle one is put away (kept
+   * as its seed, its writes, its journal and its usage report). Default 200.
+   */
+  maxSessions?: number
+  /** Named sessions kept in all, in memory or put away (`--session-limit`); past it a new name is refused. Default 10,000. */
+  sessionLimit?: number
+  /**
+   * How long a session may go unused before it is forgotten (`--session-ttl`): milliseconds, or `'30m'`, `'24h'`,
+   * `'7d'`; `0`, `'off'` or `false`: never. Default a day. The default session is never forgotten.
+   */
+  sessionTtl?: number | string | false
+}
 
 /** A session as its store keeps it: how it was made, and its world as a snapshot and the log since. */
 export type StoredSession = KeptSession
-
-interface Session {
-  name: string
-  /** What `POST /_sandbox/sessions` gave beyond the server's options; undefined when the first request made it. */
-  options: Omit<CreateSessionRequest, 'name'> | undefined
-  createdAt: number
-  lastUsedAt: number
-  requests: number
-  /** Requests under way: a session answering one is never put away. */
-  inFlight: number
-  /** Whether anything was written to it or its clock moved since it was made or brought back. */
-  changed: boolean
-  /** Its world, while in memory. */
-  world?: Sandbox
-  /** Its world being brought back. */
-  loading?: Promise<Sandbox>
-  /** Its world as it stood when last put away (or kept in the store): what it comes back from. */
-  saved?: Snapshot
-  /** Its store's log since `saved`: put back after it. */
-  entries: LogEntry[]
-  /** Whether its store knows it (it was created there, or its first write made it so). */
-  kept: boolean
-}
 
 /**
  * The sessions of one server: a name for each world, made on its first
  * request from the server's options (or those it was created with), and
  * kept to at most `maxSessions` worlds in memory. The least recently used
- * idle session is put away as its snapshot, its seed plus its writes, and
- * comes back as it was; one that was never changed is simply forgotten and
- * comes back the same from its seed. The default session (the bare root)
- * is the server's own world and is never put away.
+ * idle session is put away as its snapshot (its seed plus its writes), its
+ * journal and its usage report, and comes back as it was; one that holds
+ * nothing but its seed is simply forgotten and comes back the same from it.
+ * At most `sessionLimit` named sessions are kept in all, and one unused for
+ * the TTL is forgotten. The default session (the bare root) is the server's
+ * own world: never put away, never forgotten.
  *
  * @example
  * const sessions = new Sessions(sandbox, options)
@@ -64,20 +58,31 @@ export class Sessions {
   #inMemory = 0
   readonly #listeners = new Listeners('a sessions listener')
   #store: Store | undefined
+  readonly maxSessions: number
+  readonly sessionLimit: number
+  /** How long a session may go unused before it is forgotten, in milliseconds; undefined: never. */
+  readonly sessionTtl: number | undefined
+  /** Forgets expired sessions now and then, while there are named sessions and a TTL. */
+  #sweeper: ReturnType<typeof setInterval> | undefined
 
   /**
-   * @param base The default session's world: the server's own.
+   * @param base The default session's world: the server's own. Every session's journal shares its journal's budget.
    * @param options The options new sessions are made from (the server's); `now` defaults to the base world's seed
    * instant.
    */
   constructor(
     readonly base: Sandbox,
     private readonly options: SandboxOptions = {},
-    readonly maxSessions: number = DEFAULT_MAX_SESSIONS,
+    { maxSessions = DEFAULT_MAX_SESSIONS, sessionLimit = DEFAULT_SESSION_LIMIT, sessionTtl }: SessionLimits = {},
   ) {
-    if (!Number.isSafeInteger(maxSessions) || maxSessions < 1)
-      throw new TypeError(`maxSessions must be a positive integer; got ${String(maxSessions)}.`)
-    this.#default = { ...newSession(DEFAULT_SESSION, undefined), world: base }
+    for (const [name, value] of Object.entries({ maxSessions, sessionLimit })) {
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new TypeError(`${name} must be a positive integer; got ${String(value)}.`)
+    }
+    this.maxSessions = maxSessions
+    this.sessionLimit = sessionLimit
+    this.sessionTtl = parseSessionTtl(sessionTtl)
+    this.#default = { ...newSession(DEFAULT_SESSION, undefined, base.journal), world: base, usage: base.usage }
   }
 
   /**
@@ -103,6 +108,8 @@ export class Sessions {
     } finally {
       session.inFlight--
       session.lastUsedAt = Date.now()
+      // Ended while it answered: what it journaled since is not kept either.
+      if (session !== this.#default && this.#sessions.get(name) !== session) session.journal.clear()
       this.#putAwayOverCap()
     }
   }
@@ -120,12 +127,15 @@ export class Sessions {
 
   /**
    * Creates a session with options of its own; throws a `SessionExistsError`
-   * when the name is taken. Without a name, one is made up.
+   * when the name is taken, and a `TypeError` or `RangeError` for options no
+   * world can be seeded from (`now` out of range). Without a name, one is made up.
    */
   async create(name: string | undefined, options: Omit<CreateSessionRequest, 'name'> = {}): Promise<SessionInfo> {
     const chosen = checkedName(name ?? newSessionName())
     if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
-    const session = newSession(chosen, options)
+    const session = this.#admit(chosen, options)
+    // Options its world could not be seeded from are refused now, not at its first request.
+    resolveOptions(this.#optionsOf(session))
     this.#sessions.set(chosen, session)
     try {
       await this.#keep(session)
@@ -143,6 +153,16 @@ export class Sessions {
     return session && this.#infoOf(session)
   }
 
+  /** Whether the server keeps a session of this name (the default one always). */
+  has(name: string): boolean {
+    return name === DEFAULT_SESSION || this.#sessions.has(name)
+  }
+
+  /** How many named sessions the server keeps, in memory or put away (at most `sessionLimit`). */
+  get size(): number {
+    return this.#sessions.size
+  }
+
   /** Every session, the default first, then the least recently used first. */
   list(): SessionInfo[] {
     return [this.#default, ...this.#sessions.values()].map((session) => this.#infoOf(session))
@@ -155,13 +175,35 @@ export class Sessions {
     if (this.#store && session.kept) await this.#store.append(name, { ended: true })
     if (this.#sessions.get(name) !== session) return undefined
     const info = this.#infoOf(session)
-    this.#sessions.delete(name)
-    if (session.world) {
-      session.world.stop()
-      this.#inMemory--
-    }
+    this.#drop(session)
     this.#listeners.notify()
     return info
+  }
+
+  /**
+   * Forgets every session unused for the TTL at `now`, and every one put away
+   * with nothing left of it (its journal spent by the budget): its world,
+   * snapshot, journal and usage report. A session answering a request stays.
+   * The server does it now and then, and before it refuses a new session at
+   * the limit; a store that can forget a session is told to.
+   *
+   * @example
+   * sandbox.sessions.expire(Date.now() + 25 * 3_600_000) // every named session unused for a day: forgotten
+   */
+  expire(now = Date.now()): string[] {
+    const forgotten: string[] = []
+    for (const session of this.#sessions.values()) {
+      if (session.inFlight > 0 || session.loading) continue
+      const expiry = expiresAt(session.name, session.lastUsedAt, this.sessionTtl)
+      const expired = expiry !== undefined && expiry <= now
+      if (!expired && !holdsNothing(session)) continue
+      this.#drop(session)
+      if (expired && session.kept) this.#store?.forget?.(session.name).catch(() => undefined)
+      forgotten.push(session.name)
+    }
+    if (this.#sessions.size === 0) this.#stopSweeping()
+    if (forgotten.length > 0) this.#listeners.notify()
+    return forgotten
   }
 
   /** Every named session that holds more than its seed, as a store keeps them when it compacts. */
@@ -194,7 +236,9 @@ export class Sessions {
   load(stored: readonly StoredSession[], store?: Store): void {
     const sessions = stored.map(({ name, created_at, options, snapshot, entries }): Session => {
       const session: Session = {
-        ...newSession(checkedName(name), options ?? undefined, Date.parse(created_at)),
+        ...this.#newSession(checkedName(name), options ?? undefined, Date.parse(created_at)),
+        // Its last use before the restart is not known: its TTL runs from now.
+        lastUsedAt: Date.now(),
         saved: snapshot ?? undefined,
         entries,
         kept: store !== undefined,
@@ -209,6 +253,7 @@ export class Sessions {
       return session
     })
     for (const session of sessions) this.#sessions.set(session.name, session)
+    if (sessions.length > 0) this.#startSweeping()
     if (!store) return
     this.#store = store
     this.base.keepWritesIn(this.worldStore(DEFAULT_SESSION)!)
@@ -246,9 +291,10 @@ export class Sessions {
     return this.#listeners.add(listener)
   }
 
-  /** Stops every session's live mode (the server closes). */
+  /** Stops every session's live mode, and the forgetting of expired sessions (the server closes). */
   stop(): void {
     for (const session of this.#sessions.values()) session.world?.stop()
+    this.#stopSweeping()
   }
 
   /** The session of a name, made when it is new, moved to the most recently used end. */
@@ -256,9 +302,55 @@ export class Sessions {
     if (name === DEFAULT_SESSION) return this.#default
     let session = this.#sessions.get(name)
     if (session) this.#sessions.delete(name)
-    else session = newSession(checkedName(name), undefined)
+    else session = this.#admit(checkedName(name), undefined)
     this.#sessions.set(name, session)
     return session
+  }
+
+  /** A new session, when the limit leaves room for it (once expired ones are forgotten); else a `SessionLimitError`. */
+  #admit(name: string, options: Session['options']): Session {
+    if (this.#sessions.size >= this.sessionLimit) this.expire()
+    if (this.#sessions.size >= this.sessionLimit) {
+      const oldest = this.#leastRecentlyUsedIdle()
+      const expiry = oldest && expiresAt(oldest.name, oldest.lastUsedAt, this.sessionTtl)
+      const retryAfter = expiry === undefined ? undefined : Math.max(1, Math.ceil((expiry - Date.now()) / 1_000))
+      throw new SessionLimitError(name, this.sessionLimit, retryAfter)
+    }
+    this.#startSweeping()
+    return this.#newSession(name, options)
+  }
+
+  #leastRecentlyUsedIdle(): Session | undefined {
+    for (const session of this.#sessions.values()) if (session.inFlight === 0) return session
+    return undefined
+  }
+
+  #newSession(name: string, options: Session['options'], createdAt?: number): Session {
+    return newSession(name, options, new Journal(this.base.journal.capacity, this.base.journal.budget), createdAt)
+  }
+
+  /** Takes a session out: its world stopped, its journal's bytes given back. */
+  #drop(session: Session): void {
+    this.#sessions.delete(session.name)
+    session.journal.clear()
+    if (session.world) {
+      session.world.stop()
+      session.world = undefined
+      this.#inMemory--
+    }
+  }
+
+  #startSweeping(): void {
+    if (this.#sweeper || this.sessionTtl === undefined) return
+    // Often enough that a session goes within about half its TTL of expiring, and at least once a minute.
+    this.#sweeper = setInterval(() => this.expire(), Math.min(Math.max(this.sessionTtl / 2, 10), 60_000))
+    // @note Unref'd: an idle sandbox in a test runner must not keep Node from exiting.
+    ;(this.#sweeper as { unref?: () => void }).unref?.()
+  }
+
+  #stopSweeping(): void {
+    clearInterval(this.#sweeper)
+    this.#sweeper = undefined
   }
 
   async #worldOf(session: Session): Promise<Sandbox> {
@@ -278,7 +370,12 @@ export class Sessions {
     }
     const options = this.#optionsOf(session)
     const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
-    const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, { cursorSecret })
+    const { journal, usage } = session
+    const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, {
+      cursorSecret,
+      journal,
+      usage,
+    })
     if (session.saved) await restoreSnapshot(world, session.saved)
     await world.replay(session.entries)
     const store = this.worldStore(session.name)
@@ -332,16 +429,13 @@ export class Sessions {
     this.#inMemory--
     // A store several servers share holds all of it: it comes back from its log there, as other servers left it.
     if (this.#store?.log) return
-    if (session.changed) {
-      session.saved = snapshotOf(world)
-    } else if (!session.saved && !session.options) {
-      // Nothing of it but its seed: forgotten, it comes back the same from the seed.
-      this.#sessions.delete(session.name)
-    }
+    if (session.changed) session.saved = snapshotOf(world)
+    else if (holdsNothing(session)) this.#sessions.delete(session.name)
   }
 
   #infoOf(session: Session): SessionInfo {
     const world = session.world
+    const expiry = expiresAt(session.name, session.lastUsedAt, this.sessionTtl)
     return {
       name: session.name,
       created_at: new Date(session.createdAt).toISOString(),
@@ -349,35 +443,7 @@ export class Sessions {
       writes: world ? world.writeCount : (session.saved?.changes.writes ?? 0),
       requests: session.requests,
       in_memory: world !== undefined,
+      expires_at: expiry === undefined ? null : new Date(expiry).toISOString(),
     }
   }
-}
-
-function newSession(name: string, options: Session['options'], createdAt = Date.now()): Session {
-  return {
-    name,
-    options,
-    createdAt,
-    lastUsedAt: createdAt,
-    requests: 0,
-    inFlight: 0,
-    changed: false,
-    entries: [],
-    kept: false,
-  }
-}
-
-/** The name, or a TypeError that says what a name is. */
-function checkedName(name: string): string {
-  if (!Sessions.isName(name))
-    throw new TypeError(`A session name ${SESSION_NAME_MESSAGE}; got ${JSON.stringify(name)}.`)
-  return name
-}
-
-/** A name nobody chose: `s-` and ten random letters and digits. */
-function newSessionName(): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
-  let name = 's-'
-  for (const byte of crypto.getRandomValues(new Uint8Array(10))) name += alphabet[byte % alphabet.length]
-  return name
 }

@@ -54,6 +54,11 @@ export interface Store {
   log?(session: string): SharedLog
   /** A store several servers share: a session another server may have made since this one started. */
   session?(name: string): Promise<KeptSession | undefined>
+  /**
+   * A session this server forgot, unused for its TTL (see `expiresAt`): a store of this server alone forgets it too;
+   * a store several servers share keeps it (one that has no `forget`), since other servers may still use it.
+   */
+  forget?(session: string): Promise<void>
 }
 
 /** A world's part of a store several servers share. */

@@ -5,6 +5,7 @@ import { businessTypes, type OrganizationFixture } from './fixtures.js'
 import { DAY, iso, MINUTE } from './iso.js'
 import { createFaker, weighted } from './random.js'
 import { apiContact } from './callers.js'
+import { nextTurn, SLICE_SIZE } from './slices.js'
 import { tellCall, type StoryContext } from './story.js'
 
 /** The seeded history reaches this far back from `now`. */
@@ -26,14 +27,43 @@ export interface SeedOptions {
  * const world = seedWorld({ seed: 1, now: Date.parse('2026-11-20T12:00:00Z'), organizations })
  */
 export function seedWorld(options: SeedOptions): WorldRecords {
+  const steps = seeding(options)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/**
+ * `seedWorld`, a slice of calls at a time, the event loop running between
+ * two slices: the same records, while the process goes on answering.
+ *
+ * @example
+ * const world = await seedWorldInSlices({ seed: 1, now: Date.parse('2026-11-20T12:00:00Z'), organizations })
+ */
+export async function seedWorldInSlices(options: SeedOptions): Promise<WorldRecords> {
+  const steps = seeding(options)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+    await nextTurn()
+  }
+}
+
+/** The seed's work, pausing (a `yield`) after every `SLICE_SIZE` calls drawn or told. */
+function* seeding(options: SeedOptions): Generator<void, WorldRecords> {
   const world = byKind(() => []) as WorldRecords
   for (const organization of options.organizations) {
-    seedOrganization(world, organization, options)
+    yield* seedOrganization(world, organization, options)
   }
   return world
 }
 
-function seedOrganization(world: WorldRecords, organization: OrganizationFixture, { seed, now }: SeedOptions): void {
+function* seedOrganization(
+  world: WorldRecords,
+  organization: OrganizationFixture,
+  { seed, now }: SeedOptions,
+): Generator<void, void> {
   const business = businessTypes.get(organization.business_type)
   if (!business) {
     throw new Error(
@@ -58,7 +88,9 @@ function seedOrganization(world: WorldRecords, organization: OrganizationFixture
   const callers: StoredContact[] = []
   const spammers: StoredContact[] = []
   let nextApiContact = 0
-  for (const { startedAt, status } of callSchedule(faker, organization, now)) {
+  let told = 0
+  for (const { startedAt, status } of yield* callSchedule(faker, organization, now)) {
+    if (++told % SLICE_SIZE === 0) yield
     while (
       nextApiContact < pendingApiContacts.length &&
       Date.parse(pendingApiContacts[nextApiContact]!.created_at) <= startedAt
@@ -158,13 +190,14 @@ interface ScheduledCall {
  * When the organization's calls started, oldest first: over the last 90 days,
  * mostly in business hours on weekdays; the last few are still on the line.
  */
-function callSchedule(faker: Faker, organization: OrganizationFixture, now: number): ScheduledCall[] {
+function* callSchedule(faker: Faker, organization: OrganizationFixture, now: number): Generator<void, ScheduledCall[]> {
   const total = organization.calls
   const live = Math.min(total, 5, Math.ceil(total / 75))
   const offset = organization.utc_offset_minutes * MINUTE
   const latestEnded = now - 15 * MINUTE
   const ended: ScheduledCall[] = []
-  while (ended.length < total - live) {
+  for (let drawn = 1; ended.length < total - live; drawn++) {
+    if (drawn % SLICE_SIZE === 0) yield
     const daysAgo = faker.number.int({ min: 0, max: HISTORY_DAYS - 1 })
     const localMidnight = Math.floor((now + offset) / DAY) * DAY - daysAgo * DAY
     const weekday = new Date(localMidnight).getUTCDay()

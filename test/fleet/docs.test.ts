@@ -33,7 +33,7 @@ describe.each([
     const servers = await Promise.all(
       commands.map(async (command) => {
         const args = command.args(env).map((word) => (word.startsWith('redis://') ? url() : word))
-        const cli = runCli([...args, '--port', '0'])
+        const cli = runCli([...args, '--port', '0'], command.variables(env))
         return { cli, ...(await listening(cli)) }
       }),
     )

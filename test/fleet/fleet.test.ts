@@ -158,6 +158,15 @@ describe.each(TOPOLOGIES)('servers over $name', (topology) => {
     expect(refusedEntry.response).toMatchObject({ body: refusal, body_truncated: false })
   })
 
+  it('keeps a credential sent in the query by its last 4 in the shared journal, as in memory', async () => {
+    const [a, b] = [await serve(), await serve()]
+    const token = 'sk_live_9TqwZp4RkVx7Lm2Nwxyz'
+    expect((await get(a.url, `/v1/calls?access_token=${token}&status=completed`)).status).toBe(400)
+    const query = { access_token: '…wxyz', status: 'completed' }
+    await vi.waitFor(async () => expect((await get(b.url, '/_sandbox/requests')).body.data).toMatchObject([{ query }]))
+    expect(JSON.stringify((await get(b.url, '/_sandbox/requests')).body)).not.toContain(token.slice(-5))
+  })
+
   it('rings a live call once per arrival, however many servers hold the session', async () => {
     const interval = 100
     const started = performance.now()

@@ -2,7 +2,7 @@
  * A session's log in Redis stays bounded, on one node as on a cluster: it is
  * compacted into a snapshot while servers write to it, losing and forking
  * nothing, and a server loads it from the snapshot; an idle session expires
- * (`sessionTtlMs`), and answers as a new one.
+ * (`sessionTtl`, `--session-ttl`), and answers as a new one.
  */
 import { describe, expect, it, vi } from 'vitest'
 import { COMPACTION_SLACK_BYTES } from '../../src/sessions/Store.js'
@@ -65,7 +65,7 @@ describe.each(TOPOLOGIES)('session logs over $name', (topology) => {
   })
 
   it('expires a session left idle for its TTL, and keeps one in use and the default session', async () => {
-    const ttl = { sessionTtlMs: 2_000 }
+    const ttl = { sessionTtl: 2_000 }
     const [a, b] = [await server(store.url, ttl), await server(store.url, ttl)]
     expect((await control(a.url, '/_sandbox/sessions', { name: 'brief', seed: 7 })).status).toBe(201)
     const brief = await createContact(`${b.url}/sessions/brief`, '+14155550301')

@@ -1,8 +1,8 @@
-import type { SandboxOptions } from '../../src/sandbox/options.js'
+import type { CreateSandboxOptions } from '../../src/index.js'
 import type { Answer, RequestOptions, Transport } from './transports.js'
 
 /** A transport factory of `transports`: in process or over HTTP. */
-export type MakeTransport = (options?: SandboxOptions) => Promise<Transport>
+export type MakeTransport = (options?: CreateSandboxOptions) => Promise<Transport>
 
 /**
  * Runs `use` with a transport of its own options, then stops its live mode
@@ -14,7 +14,7 @@ export type MakeTransport = (options?: SandboxOptions) => Promise<Transport>
  */
 export async function using<T>(
   make: MakeTransport,
-  options: SandboxOptions,
+  options: CreateSandboxOptions,
   use: (api: Transport) => Promise<T>,
 ): Promise<T> {
   const api = await make(options)

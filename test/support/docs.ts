@@ -27,15 +27,20 @@ export function shellLines(file: string): string[] {
   )
 }
 
-/** A server command of the docs: `npx call-sandbox …`, `npm start -- …` or `call-sandbox …`, and its arguments. */
+/**
+ * A server command of the docs: `npx call-sandbox …`, `npm start -- …` or `call-sandbox …`, maybe after variables
+ * (`CALL_SANDBOX_ADMIN_TOKEN="$ADMIN_TOKEN" call-sandbox …`), and its arguments.
+ */
 export interface ServerCommand {
   file: string
   line: string
   /** The command's arguments as a shell would split them, `$NAME` replaced by `env`'s value. */
   args(env: Record<string, string>): string[]
+  /** The variables the line sets for the command, `$NAME` replaced likewise. */
+  variables(env: Record<string, string>): Record<string, string>
 }
 
-const SERVER_COMMAND = /^(?:npx call-sandbox|npm start --|call-sandbox)(?=\s|$)(.*)$/
+const SERVER_COMMAND = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)(?:npx call-sandbox|npm start --|call-sandbox)(?=\s|$)(.*)$/
 
 /** Every server command of the README and docs/, in the order a reader meets them. */
 export function serverCommands(): ServerCommand[] {
@@ -43,16 +48,29 @@ export function serverCommands(): ServerCommand[] {
     shellLines(file).flatMap((line) => {
       const match = SERVER_COMMAND.exec(line)
       if (!match) return []
-      const rest = match[1]!.replace(/\s+#.*$/, '')
-      return [{ file: shown(file), line, args: (env: Record<string, string>) => shellWords(rest, env) }]
+      const rest = match[2]!.replace(/\s+#.*$/, '')
+      return [
+        {
+          file: shown(file),
+          line,
+          args: (env: Record<string, string>) => shellWords(rest, env),
+          variables: (env: Record<string, string>) =>
+            Object.fromEntries(
+              shellWords(match[1]!, env).map((word) => [
+                word.slice(0, word.indexOf('=')),
+                word.slice(word.indexOf('=') + 1),
+              ]),
+            ),
+        },
+      ]
     }),
   )
 }
 
 /** Splits a command line's words as sh does for the plain words and "double quotes" the docs use. */
 function shellWords(text: string, env: Record<string, string>): string[] {
-  return [...text.matchAll(/"([^"]*)"|(\S+)/g)].map(([, quoted, word]) =>
-    (quoted ?? word!).replace(/\$(\w+)/g, (_, name: string) => {
+  return [...text.matchAll(/(\w+=)?"([^"]*)"|(\S+)/g)].map(([, assigned = '', quoted, word]) =>
+    (quoted === undefined ? word! : assigned + quoted).replace(/\$(\w+)/g, (_, name: string) => {
       if (env[name] === undefined) throw new Error(`$${name} in a server command of the docs: give it a value`)
       return env[name]
     }),

@@ -1,4 +1,5 @@
 import { setupServer } from 'msw/node'
+import { afterAll, beforeAll, describe } from 'vitest'
 import { createSandbox, type SandboxWithHandlers } from '../../src/index.js'
 import type { CreateSandboxOptions as SandboxOptions } from '../../src/index.js'
 import { startServer } from '../../src/server/startServer.js'
@@ -66,6 +67,37 @@ export async function overHttp(options: SandboxOptions = {}): Promise<Transport>
 }
 
 export const transports = [inProcess, overHttp] as const
+
+/**
+ * Declares the tests of `define` once a transport (`$transport` in `title` names it): `api` stands for a
+ * transport opened before them and closed after them.
+ *
+ * @example
+ * describeEachTransport('lists ($transport)', (api) => it('pages', async () => api.request('/v1/calls')))
+ */
+export function describeEachTransport(title: string, define: (api: Transport) => void): void {
+  describe.each(transports.map((connect) => ({ connect, transport: connect.name })))(title, ({ connect }) => {
+    let opened: Transport | undefined
+    beforeAll(async () => {
+      opened = await connect()
+    })
+    afterAll(() => opened?.close())
+    const current = () => {
+      if (!opened) throw new Error('The transport is not open yet: use it inside a test.')
+      return opened
+    }
+    define({
+      get name() {
+        return current().name
+      },
+      get sandbox() {
+        return current().sandbox
+      },
+      request: (path, options) => current().request(path, options),
+      close: () => current().close(),
+    })
+  })
+}
 
 /**
  * Sends a request and reads the answer, which must be one the sandbox's

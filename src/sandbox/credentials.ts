@@ -1,0 +1,268 @@
+import { defaultOrganizations } from '../world/fixtures.js'
+
+/*
+ * How a credential shows wherever the sandbox writes one down: the journal
+ * (its `key`, its headers and its query), the usage report, the request
+ * log, the drift report, the OpenAPI document. Nothing there keeps a secret
+ * whole.
+ */
+
+/** The built-in keys (`fixtures/organizations.json`): the README and the contract publish them, so they show whole. */
+const PUBLIC_KEYS: ReadonlySet<string> = new Set(defaultOrganizations.flatMap(({ keys }) => keys.map(({ key }) => key)))
+
+/** What the admin token shows as, wherever it was sent: never any of it. */
+const ADMIN_TOKEN_SHOWN = '(admin token)'
+
+/** The length from which a credential shows its last 4 characters: at least twice as many stay hidden. */
+const SHOWS_LAST_4_FROM = 12
+
+/**
+ * Names that say they carry a credential, of a header or a query parameter
+ * alike (lower-cased): `Authorization`, `Cookie`, `X-Api-Key`,
+ * `X-Auth-Token`, `X-Session-Id`, `X-Amz-Signature`, `X-JWT-Assertion`,
+ * `access_token`, `api_key`, `key`, `token`, `password`, `passcode`,
+ * `client_secret`, `jwt`, `bearer`, `SAMLResponse`, `_csrf`, `sig`, `pass`,
+ * `otp`, `sid`, … A short word (`sig`, `pass`, `otp`, `sid`, `pin`) counts
+ * alone only, not inside another (`signal`, `passenger`, `hotpink`,
+ * `inside`, `shipping`). None of the API's own parameters is named so
+ * (`status`, `phone`, `limit`, `cursor`, `since`, `urgency`); the journal's
+ * `key` filter is, and is a key.
+ */
+const SECRET_NAME =
+  /auth|cookie|token|secret|passw|passphrase|passcode|pwd|key|session|credential|signature|jwt|bearer|assertion|saml|csrf|xsrf|(?:^|[^a-z])(?:sig|pass|otp|sid|pin)(?:[^a-z]|$)/
+/** Named like a credential, but a challenge (a scheme and a realm): kept as it is, the 401's `WWW-Authenticate: Bearer`. */
+const CHALLENGES: ReadonlySet<string> = new Set(['www-authenticate', 'proxy-authenticate'])
+/** Headers whose value is a URL, which may carry a query. */
+const URL_HEADERS: ReadonlySet<string> = new Set(['referer', 'location', 'content-location'])
+/** `Authorization` schemes kept in front of their credential: IANA's registry, and those common outside it. */
+const SCHEMES: ReadonlySet<string> = new Set(
+  [
+    ...['Basic', 'Bearer', 'Digest', 'DPoP', 'GNAP', 'HOBA', 'Mutual', 'Negotiate', 'OAuth', 'PrivateToken'],
+    ...['SCRAM-SHA-1', 'SCRAM-SHA-256', 'vapid', 'NTLM', 'Token', 'ApiKey', 'AWS4-HMAC-SHA256'],
+  ].map((scheme) => scheme.toLowerCase()),
+)
+
+/** Whether `key` is one of the built-in keys, which anyone may know. */
+export function isPublicKey(key: string): boolean {
+  return PUBLIC_KEYS.has(key)
+}
+
+/** Whether `text` is a built-in key or a part of one: the help a 401 gives names them, and keeps them whole. */
+export function isPartOfPublicKey(text: string): boolean {
+  for (const key of PUBLIC_KEYS) if (key.includes(text)) return true
+  return false
+}
+
+/**
+ * The keys a 401 or the OpenAPI document may name: the sandbox's, when
+ * every one is a built-in key; none when it has a key of a user's own
+ * organizations (`--organizations`), which may be real-looking or shared.
+ *
+ * @example
+ * publicKeysOf(sandbox.apiKeys) // ['sk_sandbox_all', 'sk_sandbox_readonly', 'sk_sandbox_calls', 'sk_sandbox_org2']
+ */
+export function publicKeysOf(keys: readonly { key: string }[]): string[] {
+  return keys.length > 0 && keys.every(({ key }) => PUBLIC_KEYS.has(key)) ? keys.map(({ key }) => key) : []
+}
+
+/**
+ * A credential as the sandbox shows it: a built-in key whole; the admin
+ * token as `(admin token)`; any other (an unknown key, a key of a user's
+ * own organizations, a wrong admin token, a cookie) as `…` and its last 4
+ * characters, or `…` alone when it has fewer than 12.
+ *
+ * @example
+ * shownCredential('sk_sandbox_all') // 'sk_sandbox_all'
+ * shownCredential('sk_live_51HxQz9abcd') // '…abcd'
+ * shownCredential('hunter2') // '…'
+ * shownCredential('s3cret-admin-token', 's3cret-admin-token') // '(admin token)'
+ */
+export function shownCredential(credential: string, adminToken?: string): string {
+  if (credential === '') return ''
+  // A built-in key first: the usual case costs no digest, and no admin token is one (resolveOptions refuses it).
+  if (PUBLIC_KEYS.has(credential)) return credential
+  if (adminToken !== undefined && sameSecret(credential, adminToken)) return ADMIN_TOKEN_SHOWN
+  return credential.length >= SHOWS_LAST_4_FROM ? `…${credential.slice(-4)}` : '…'
+}
+
+/**
+ * A header's value as the journal keeps it: a header whose name says it
+ * carries a credential (`isCredentialName`) shows it as `shownCredential`
+ * does; an `Authorization` keeps its scheme (`Basic` nothing more: its
+ * credential is a password in base64), a cookie its name and a `Set-Cookie`
+ * its attributes (several folded into one, one a line); a URL (`Referer`,
+ * `Location`) its query as `shownUrl` shows it. Any other header is kept as
+ * it is.
+ *
+ * @example
+ * shownHeader('authorization', 'Bearer sk_live_51HxQz9abcd') // 'Bearer …abcd'
+ * shownHeader('cookie', 'theme=dark; sid=8f14e45fceea167a5a36') // 'theme=…; sid=…5a36'
+ * shownHeader('content-type', 'application/json') // 'application/json'
+ */
+export function shownHeader(name: string, value: string, adminToken?: string): string {
+  const lower = name.toLowerCase()
+  const shown = (credential: string) => shownCredential(credential, adminToken)
+  if (lower === 'cookie')
+    return value
+      .split(';')
+      .map((cookie) => shownCookie(cookie.trim(), shown))
+      .join('; ')
+  if (lower === 'set-cookie')
+    return value
+      .split(NEXT_SET_COOKIE)
+      .map((setCookie) => {
+        const [cookie = '', ...attributes] = setCookie.split(';')
+        return [shownCookie(cookie.trim(), shown), ...attributes].join(';')
+      })
+      .join('\n')
+  if (AUTHORIZATIONS.has(lower)) {
+    const { scheme, credential } = authorizationOf(value)
+    if (scheme === undefined) return shown(credential!)
+    if (credential === undefined) return scheme
+    return `${scheme} ${scheme.toLowerCase() === 'basic' ? '…' : shown(credential)}`
+  }
+  if (URL_HEADERS.has(lower)) return shownUrl(value, adminToken)
+  return isCredentialName(lower) ? shown(value.trim()) : value
+}
+
+/**
+ * The credentials a header carries, as `shownHeader` judges them: an
+ * `Authorization`'s after its scheme (and each word of it), each cookie's
+ * value, a header named like a credential's value. A URL's (`Referer`) and a
+ * challenge's: none. The value rule (`Scrubber`) looks for them everywhere
+ * else the request is written down.
+ *
+ * @example
+ * credentialsOf('authorization', 'Token tok_a1b2c3d4 tok_e5f6g7h8') // ['tok_a1b2c3d4 tok_e5f6g7h8', 'tok_a1b2c3d4', 'tok_e5f6g7h8']
+ * credentialsOf('cookie', 'theme=dark; sid=8f14e45fceea167a5a36') // ['dark', '8f14e45fceea167a5a36']
+ */
+export function credentialsOf(name: string, value: string): string[] {
+  const lower = name.toLowerCase()
+  if (lower === 'cookie') return value.split(';').map((cookie) => cookieValue(cookie.trim()))
+  if (lower === 'set-cookie')
+    return value.split(NEXT_SET_COOKIE).map((setCookie) => cookieValue(setCookie.split(';')[0]!.trim()))
+  if (AUTHORIZATIONS.has(lower)) {
+    const { credential } = authorizationOf(value)
+    if (credential === undefined) return []
+    const words = credential.split(/[\s,]+/)
+    return words.length > 1 ? [credential, ...words] : [credential]
+  }
+  if (URL_HEADERS.has(lower)) return []
+  return isCredentialName(lower) ? [value.trim()] : []
+}
+
+const AUTHORIZATIONS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization'])
+
+/** An `Authorization`'s scheme, when it is a known one, and the credential after it; without one, all credential. */
+function authorizationOf(value: string): { scheme?: string; credential?: string } {
+  const [, scheme = '', credential] = /^\s*(\S+)(?:\s+(.*?))?\s*$/s.exec(value) ?? []
+  return SCHEMES.has(scheme.toLowerCase()) ? { scheme, credential } : { credential: value.trim() }
+}
+
+/**
+ * Whether a header or a query parameter named `name` carries a credential
+ * (`SECRET_NAME`, in any case), and is not a challenge.
+ *
+ * @example
+ * isCredentialName('X-Api-Key') // true
+ * isCredentialName('access_token') // true
+ * isCredentialName('cursor') // false
+ */
+export function isCredentialName(name: string): boolean {
+  const lower = name.toLowerCase()
+  return SECRET_NAME.test(lower) && !CHALLENGES.has(lower)
+}
+
+/**
+ * A query parameter's value (decoded) as the sandbox shows it: one named
+ * like a credential as `shownCredential` shows it; any other as sent.
+ *
+ * @example
+ * shownParameter('access_token', 'sk_live_51HxQz9abcd') // '…abcd'
+ * shownParameter('status', 'completed') // 'completed'
+ */
+export function shownParameter(name: string, value: string, adminToken?: string): string {
+  return isCredentialName(name) ? shownCredential(value, adminToken) : value
+}
+
+/**
+ * A URL, or a path with its query, as sent, but for the value of each query
+ * parameter named like a credential, shown as `shownParameter` shows it and
+ * percent-encoded again (but for its `…`, kept as it reads); a fragment of
+ * `name=value&…` form (an OAuth implicit grant's `#access_token=…`) alike.
+ * Everything else is kept byte for byte, the order and encoding of the other
+ * parameters too.
+ *
+ * @example
+ * shownUrl('/v1/calls?access_token=sk_live_51HxQz9abcd&status=completed') // '/v1/calls?access_token=…abcd&status=completed'
+ * shownUrl('https://app.test/cb#access_token=sk_live_51HxQz9abcd') // 'https://app.test/cb#access_token=…abcd'
+ */
+export function shownUrl(url: string, adminToken?: string): string {
+  const hash = url.indexOf('#')
+  const beforeHash = hash === -1 ? url : url.slice(0, hash)
+  const start = beforeHash.indexOf('?')
+  const shown =
+    start === -1
+      ? beforeHash
+      : `${beforeHash.slice(0, start + 1)}${shownPairs(beforeHash.slice(start + 1), adminToken)}`
+  return hash === -1 ? shown : `${shown}#${shownPairs(url.slice(hash + 1), adminToken)}`
+}
+
+function shownPairs(pairs: string, adminToken: string | undefined): string {
+  return pairs
+    .split('&')
+    .map((pair) => shownPair(pair, adminToken))
+    .join('&')
+}
+
+/** One `name=value` of a query as `shownUrl` writes it. */
+function shownPair(pair: string, adminToken: string | undefined): string {
+  // Decoded as the URL standard decodes a query (`+` a space, a bad escape kept), as the journal's query is.
+  const [parsed] = new URLSearchParams(pair)
+  if (parsed === undefined || !isCredentialName(parsed[0])) return pair
+  const equals = pair.indexOf('=')
+  if (equals === -1) return pair
+  const shown = encodeURIComponent(shownCredential(parsed[1], adminToken)).replaceAll(ENCODED_ELLIPSIS, '…')
+  return `${pair.slice(0, equals)}=${shown}`
+}
+
+const ENCODED_ELLIPSIS = encodeURIComponent('…')
+
+/**
+ * Where the next of several `Set-Cookie`s folded into one value begins (fetch sends them so, `, ` between): a comma
+ * before `name=`. The comma of an `Expires` date is followed by a day, and a cookie's value has none.
+ */
+const NEXT_SET_COOKIE = /,\s*(?=[^\s=;,]+=)/
+
+/** `name=value` with its value shown as `shown` does; a cookie without `=` is all value. */
+function shownCookie(cookie: string, shown: (credential: string) => string): string {
+  const equals = cookie.indexOf('=')
+  return equals === -1 ? shown(cookie) : `${cookie.slice(0, equals)}=${shown(cookie.slice(equals + 1))}`
+}
+
+/** A cookie's value: all of it without `=`. */
+function cookieValue(cookie: string): string {
+  return cookie.slice(cookie.indexOf('=') + 1)
+}
+
+/**
+ * Whether `given` is `secret`, in a time that tells neither where they
+ * first differ nor how long `secret` is.
+ *
+ * @note Node's `timingSafeEqual` over SHA-256 digests, which are as long
+ * whatever was hashed. `node:crypto` is fetched with `getBuiltinModule`, not
+ * imported, so that no bundler takes it into a browser bundle. Without Node
+ * (a browser, where the only caller is the page that set the token, and no
+ * one on a network times it) a loop with no early return does.
+ */
+export function sameSecret(given: string, secret: string): boolean {
+  const crypto = globalThis.process?.getBuiltinModule?.('node:crypto')
+  if (crypto) {
+    const digest = (text: string) => crypto.createHash('sha256').update(text).digest()
+    return crypto.timingSafeEqual(digest(given), digest(secret))
+  }
+  const [a, b] = [new TextEncoder().encode(given), new TextEncoder().encode(secret)]
+  let difference = a.length ^ b.length
+  for (let i = 0; i < b.length; i++) difference |= b[i]! ^ (a[i] ?? 0)
+  return difference === 0
+}
