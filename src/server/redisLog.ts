@@ -84,7 +84,11 @@ export function redisLog(context: LogContext, session: string): SharedLog {
       place = { generation, position: reset ? 1 : place.position + 1, tag }
       placed = ticket
       // Not waited for: the log is whole either way, and another server may take the lease once it lapses.
-      if (due === 1) compact().catch(() => undefined)
+      if (due === 1) {
+        compact().catch((error: Error) =>
+          console.error(`[call-sandbox] compacting the log of session ${session} failed: ${error.message}`),
+        )
+      }
     },
     since: async () => {
       const ticket = ++tickets
