@@ -11,6 +11,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 /**
  * The built command in a process of its own (killed by killChildren()), listening: its URL and how long it took to
  * listen. `env` replaces the bench's environment (proxy.mjs turns the compile cache off with it).
+ * @param {string[]} args
+ * @param {{ timeoutMs?: number, env?: NodeJS.ProcessEnv }} [options]
  */
 export async function serve(args, { timeoutMs = 60_000, env } = {}) {
   const child = launch(
@@ -23,7 +25,14 @@ export async function serve(args, { timeoutMs = 60_000, env } = {}) {
   return { child, url, startMs: performance.now() - started }
 }
 
-/** One request with the first key over the shared agent, its answer read to the end: its status. */
+/**
+ * One request with the first key over the shared agent, its answer read to the end: its status.
+ * @param {string} url
+ * @param {string} method
+ * @param {string} path
+ * @param {string} [body]
+ * @returns {Promise<number | undefined>}
+ */
 export function send(url, method, path, body) {
   return new Promise((resolve, reject) => {
     const target = new URL(path, url)
@@ -46,7 +55,10 @@ export function closeConnections() {
   agent.destroy()
 }
 
-/** Reads of a page of calls per second over `ms`, `connections` at once, spread over `urls` in turn. */
+/**
+ * Reads of a page of calls per second over `ms`, `connections` at once, spread over `urls` in turn.
+ * @param {string[]} urls
+ */
 export async function readRate(urls, { connections = 8, ms = 3_000 } = {}) {
   let done = 0
   const start = performance.now()
@@ -64,13 +76,16 @@ export async function readRate(urls, { connections = 8, ms = 3_000 } = {}) {
   return done / ((performance.now() - start) / 1000)
 }
 
-/** A port free on loopback now, for a child that takes its port as an argument. */
+/**
+ * A port free on loopback now, for a child that takes its port as an argument.
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address())
       server.close(() => resolve(port))
     })
   })
