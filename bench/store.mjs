@@ -33,7 +33,9 @@ async function startRedis() {
 }
 
 let phones = 0
+/** @param {string} url @param {number} count */
 async function writeTimes(url, count) {
+  /** @type {number[]} */
   const times = []
   for (let i = 0; i < count; i++) {
     const body = JSON.stringify({ phone: `+1${String(2_000_000_000 + phones++)}` })
@@ -45,7 +47,9 @@ async function writeTimes(url, count) {
   return times
 }
 
+/** @type {Record<string, string>[]} */
 const rows = []
+/** @param {string} what @param {number} value @param {number} baseline */
 const row = (what, value, baseline, goal = '') => {
   const ratio = value / baseline
   rows.push({ what, value: value.toFixed(2), baseline: baseline.toFixed(2), ratio: `${ratio.toFixed(2)}x`, goal })
@@ -94,7 +98,10 @@ async function redisStore() {
   const redis = await startRedis()
   const plain = await serve([], SLOW_START)
   const shared = await serve(['--store', redis.url], SLOW_START)
-  const [plainRates, redisRates] = [[], []]
+  /** @type {number[]} */
+  const plainRates = []
+  /** @type {number[]} */
+  const redisRates = []
   for (let round = 0; round < ROUNDS; round++) {
     plainRates.push(await readRate([plain.url]))
     redisRates.push(await readRate([shared.url]))
@@ -108,7 +115,10 @@ async function redisStore() {
   await stop(plain.child)
 
   const fileServer = await serve(['--data', join(folder, 'compare.log')], SLOW_START)
-  const [redisWrites, fileWrites] = [[], []]
+  /** @type {number[]} */
+  const redisWrites = []
+  /** @type {number[]} */
+  const fileWrites = []
   for (let block = 0; block < 4; block++) {
     redisWrites.push(...(await writeTimes(shared.url, 250)))
     fileWrites.push(...(await writeTimes(fileServer.url, 250)))
@@ -117,7 +127,10 @@ async function redisStore() {
   await stop(fileServer.child)
 
   const second = await serve(['--store', redis.url], SLOW_START)
-  const [oneRates, twoRates] = [[], []]
+  /** @type {number[]} */
+  const oneRates = []
+  /** @type {number[]} */
+  const twoRates = []
   for (let round = 0; round < ROUNDS; round++) {
     oneRates.push(await readRate([shared.url]))
     twoRates.push(await readRate([shared.url, second.url]))
