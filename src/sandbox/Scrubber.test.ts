@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { defaultOrganizations } from '../world/fixtures.js'
-import {
-  knownScrubber,
-  requestScrubber,
-  SCRUBBED_FROM,
-  Scrubber,
-  type SecretHolder,
-  scrubberOf,
-} from './Scrubber.js'
+import { knownScrubber, requestScrubber, SCRUBBED_FROM, Scrubber, type SecretHolder, scrubberOf } from './Scrubber.js'
 
 const ADMIN = 'adm1n-T0ken-very-secret-9876'
 const ORG_KEY = 'sk_live_ORGKEY1234567wxyz'
