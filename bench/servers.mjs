@@ -10,6 +10,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 /**
  * The built command in a process of its own (killed by killChildren()), listening: its URL and how long it took to
  * listen. `env` replaces the bench's environment (proxy.mjs turns the compile cache off with it).
+ * @param {string[]} args
+ * @param {{ timeoutMs?: number, env?: NodeJS.ProcessEnv }} [options]
  */
 export async function serve(args, { timeoutMs = 60_000, env } = {}) {
   const child = launch(
@@ -22,7 +24,14 @@ export async function serve(args, { timeoutMs = 60_000, env } = {}) {
   return { child, url, startMs: performance.now() - started }
 }
 
-/** One request with the first key over the shared agent, its answer read to the end: its status. */
+/**
+ * One request with the first key over the shared agent, its answer read to the end: its status.
+ * @param {string} url
+ * @param {string} method
+ * @param {string} path
+ * @param {string} [body]
+ * @returns {Promise<number | undefined>}
+ */
 export function send(url, method, path, body) {
   return new Promise((resolve, reject) => {
     const target = new URL(path, url)
@@ -48,6 +57,8 @@ export function closeConnections() {
 /**
  * Reads of a page of calls per second over `ms`, `connections` at once, spread over `urls` and over the API `roots`
  * (the bare root, or sessions' `/sessions/<name>`) in turn.
+ * @param {string[]} urls
+ * @param {{ connections?: number, ms?: number, roots?: string[] }} [options]
  */
 export async function readRate(urls, { connections = 8, ms = 3_000, roots = [''] } = {}) {
   let done = 0

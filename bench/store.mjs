@@ -16,7 +16,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@redis/client'
-import { createSandbox } from '../dist/esm/index.js'
+import { createSandbox } from 'call-sandbox'
 import { startCluster } from '../test/support/redisCluster.mjs'
 import { killChildren, launch, stop, waitFor } from './children.mjs'
 import { median } from './median.mjs'
@@ -41,7 +41,9 @@ async function startRedis() {
 }
 
 let phones = 0
+/** @param {string} url @param {number} count @param {string} [root] */
 async function writeTimes(url, count, root = '') {
+  /** @type {number[]} */
   const times = []
   for (let i = 0; i < count; i++) {
     const body = JSON.stringify({ phone: `+1${String(2_000_000_000 + phones++)}` })
@@ -53,7 +55,9 @@ async function writeTimes(url, count, root = '') {
   return times
 }
 
+/** @type {Array<Record<string, string>>} */
 const rows = []
+/** @param {string} what @param {number} value @param {number} baseline @param {string} [goal] */
 const row = (what, value, baseline, goal = '') => {
   const ratio = value / baseline
   rows.push({ what, value: value.toFixed(2), baseline: baseline.toFixed(2), ratio: `${ratio.toFixed(2)}x`, goal })
@@ -104,7 +108,7 @@ async function redisStore() {
   const redis = await startRedis()
   const plain = await serve([], SLOW_START)
   const shared = await serve(['--store', redis.url], SLOW_START)
-  const [plainRates, redisRates] = [[], []]
+  const [plainRates, redisRates] = [/** @type {number[]} */ ([]), /** @type {number[]} */ ([])]
   for (let round = 0; round < ROUNDS; round++) {
     plainRates.push(await readRate([plain.url]))
     redisRates.push(await readRate([shared.url]))
@@ -118,7 +122,7 @@ async function redisStore() {
   await stop(plain.child)
 
   const fileServer = await serve(['--data', join(folder, 'compare.log')], SLOW_START)
-  const [redisWrites, fileWrites] = [[], []]
+  const [redisWrites, fileWrites] = [/** @type {number[]} */ ([]), /** @type {number[]} */ ([])]
   for (let block = 0; block < 4; block++) {
     redisWrites.push(...(await writeTimes(shared.url, 250)))
     fileWrites.push(...(await writeTimes(fileServer.url, 250)))
@@ -127,7 +131,7 @@ async function redisStore() {
   await stop(fileServer.child)
 
   const second = await serve(['--store', redis.url], SLOW_START)
-  const [oneRates, twoRates] = [[], []]
+  const [oneRates, twoRates] = [/** @type {number[]} */ ([]), /** @type {number[]} */ ([])]
   for (let round = 0; round < ROUNDS; round++) {
     oneRates.push(await readRate([shared.url]))
     twoRates.push(await readRate([shared.url, second.url]))
@@ -151,13 +155,13 @@ async function redisCluster() {
     const one = await serve(['--store', redis.url], SLOW_START)
     const many = await serve(['--store', cluster.url], SLOW_START)
     const roots = Array.from({ length: 8 }, (_, i) => `/sessions/bench-${i}`)
-    const [oneRates, clusterRates] = [[], []]
+    const [oneRates, clusterRates] = [/** @type {number[]} */ ([]), /** @type {number[]} */ ([])]
     for (let round = 0; round < ROUNDS; round++) {
       oneRates.push(await readRate([one.url], { roots }))
       clusterRates.push(await readRate([many.url], { roots }))
     }
     row('Redis Cluster (3 primaries): reads/s, against one node', median(clusterRates), median(oneRates), 'reported')
-    const [oneWrites, clusterWrites] = [[], []]
+    const [oneWrites, clusterWrites] = [/** @type {number[]} */ ([]), /** @type {number[]} */ ([])]
     for (let block = 0; block < 4; block++) {
       oneWrites.push(...(await writeTimes(one.url, 250, roots[block])))
       clusterWrites.push(...(await writeTimes(many.url, 250, roots[block])))
@@ -178,14 +182,15 @@ async function redisCluster() {
  * live mode does: the snapshot holds none of them).
  */
 async function longSessions() {
-  for (const [kind, contactEvery] of [
+  for (const [kind, contactEvery] of /** @type {Array<[string, number]>} */ ([
     ['new contacts', 1],
     ['clock moves, a new contact every 50th', 50],
-  ]) {
+  ])) {
     await longSession(`${WRITES} writes, ${kind}`, await logOf(WRITES, contactEvery))
   }
 }
 
+/** @param {string} what @param {string[]} entries */
 async function longSession(what, entries) {
   const redis = await startRedis()
   const client = await createClient({ url: redis.url }).connect()
@@ -239,9 +244,11 @@ async function longSession(what, entries) {
 }
 
 /** A session's log of `count` writes made one by one (a new contact every `contactEvery`th, else the clock moved a minute), each entry as a server appends it (its JSON). */
+/** @param {number} count @param {number} contactEvery */
 async function logOf(count, contactEvery) {
   const sandbox = createSandbox({ now: NOW })
   await sandbox.ready
+  /** @type {string[]} */
   const entries = []
   sandbox.keepWritesIn({
     append: async (entry) => {
@@ -257,16 +264,18 @@ async function logOf(count, contactEvery) {
 }
 
 /** In fresh servers, ROUNDS times: how long the first answer of a new session, then of the long one, takes (ms). */
+/** @param {string} url */
 async function firstAnswers(url) {
+  /** @type {{ fresh: number[], long: number[] }} */
   const times = { fresh: [], long: [] }
   for (let round = 0; round < ROUNDS; round++) {
     const server = await serve(['--store', url], SLOW_START)
     // The first request of the process warms it up; it is no session's load.
     await send(server.url, 'GET', '/v1/contacts?limit=1')
-    for (const [what, root] of [
+    for (const [what, root] of /** @type {Array<['fresh' | 'long', string]>} */ ([
       ['fresh', `/sessions/fresh-${round}`],
       ['long', '/sessions/long'],
-    ]) {
+    ])) {
       const start = performance.now()
       const status = await send(server.url, 'GET', `${root}/v1/contacts?limit=1`)
       if (status !== 200) throw new Error(`GET ${root}/v1/contacts: ${status}`)

@@ -37,4 +37,6 @@ export function startCluster(options?: {
   primaries?: number
   replicas?: number
   nodeTimeoutMs?: number
+  /** The folder to make the cluster's folder in (default: the system's temp folder). */
+  within?: string
 }): Promise<RedisCluster>
