@@ -48,9 +48,9 @@ const FROM_ANOTHER_SITE = new Set(['cross-site', 'same-site'])
 const QUOTED_LENGTH = 100
 
 /**
- * The control plane's guard for a server entry (`createApp`, `sandboxRequests`). With an admin token, the token is
- * the guard: no peer, Host or Origin is checked, and any page may read what it is answered, as with an API key (a
- * page that sends the token sends Authorization, which is preflighted). Without one, the control plane answers only
+ * The control plane's guard for the server's entry (`sandboxEntry`), which the dispatch applies. With an admin
+ * token, the token is the guard: no peer, Host or Origin is checked, and any page may read what it is answered, as
+ * with an API key (a page that sends the token sends Authorization, which is preflighted). Without one, the control plane answers only
  * connections from this machine (a loopback peer address, which no header can fake), sent to its own names, from
  * tools and pages of its own origin, and the hosts and origins `options` allow; its answers carry CORS headers for
  * an allowed origin only. The API, `/openapi.json` and the probes stay open to every client.
