@@ -3,7 +3,7 @@
  * planes through the same entry (the console, the metrics, the control plane, the API, `/docs`, a session's root,
  * the 404), and one log line per request.
  */
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createSandbox, type SandboxWithHandlers } from '../src/index.js'
@@ -97,5 +97,34 @@ describe('createApp(sandbox).listen(), beside the command', () => {
     const logged = appLines.slice(before.app).map((line) => line.split(' ').slice(0, 3).join(' '))
     expect(logged).toEqual(commandLines.slice(before.command).map((line) => line.split(' ').slice(0, 3).join(' ')))
     expect(logged[0]).toBe('GET /_sandbox/console/ 200')
+  })
+})
+
+describe('createApp of a sandbox with a base URL', () => {
+  it('answers below it, hands the rest to Express, and writes one log line a request', async () => {
+    const lines: string[] = []
+    const server = createServer()
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const sandbox = createSandbox({ now: NOW, baseUrl: `${origin}/api` })
+    try {
+      await sandbox.ready
+      server.on('request', createApp(sandbox, { log: (line) => lines.push(line) }))
+      const statuses = []
+      for (const path of ['/api/v1/me', '/v1/me', '/api/_sandbox/console/', '/docs/'])
+        statuses.push((await fetch(origin + path, { headers: ALL })).status)
+      expect(statuses).toEqual([200, 404, 200, 200])
+      await vi.waitFor(() => expect(lines).toHaveLength(4))
+      expect(lines.map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual([
+        'GET /api/v1/me 200',
+        'GET /v1/me 404',
+        'GET /api/_sandbox/console/ 200',
+        'GET /docs/ 200',
+      ])
+    } finally {
+      sandbox.stop()
+      sandbox.sessions.stop()
+      await new Promise((closed) => server.close(closed))
+    }
   })
 })

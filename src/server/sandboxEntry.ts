@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import { type DispatchContext, dispatch, isSandboxPath, methodOutsideFetch } from '../handlers/dispatch.js'
+import { type DispatchContext, dispatch, isSandboxPath, methodOutsideFetch, sandboxPath } from '../handlers/dispatch.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply, unexpected } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
@@ -61,15 +61,22 @@ export function sandboxEntry(
     planes: [consolePlane()],
     access,
   }
-  // prom-client is imported here only, and only with the metrics on.
-  const ready =
+  // prom-client is imported here only, and only with the metrics on. Until it is, requests wait for it (an app
+  // listening at once), so that every answer is counted and /_sandbox/metrics is never a 404.
+  let loading: Promise<void> | undefined =
     options.metrics === false
-      ? Promise.resolve()
+      ? undefined
       : import('./metrics.js').then(({ serverMetrics }) => {
           const metrics = serverMetrics(sandbox, store)
           server.rootPlanes = [metrics.plane]
           server.observe = metrics.observe
+          loading = undefined
         })
+  const ready = loading ?? Promise.resolve()
+  const dispatchNow = (request: IncomingMessage, url: URL) =>
+    dispatch(sandbox, fetchRequestOf(request, url), { ...server, peer: request.socket.remoteAddress })
+  const dispatchOver = (request: IncomingMessage, url: URL) =>
+    loading ? loading.then(() => dispatchNow(request, url)) : dispatchNow(request, url)
 
   const handle: SandboxEntry['handle'] = (request, response, next) => {
     log?.(request, response)
@@ -86,8 +93,8 @@ export function sandboxEntry(
     // CORS: a preflight answered here, the headers of every other answer set.
     if (crossOrigin({ sandbox, access }, request, response, path)) return
 
-    // Not the sandbox's: no Fetch request is made for it.
-    if (!isSandboxPath(path, true)) return next()
+    // Not the sandbox's (below its base URL, if it has one): no Fetch request is made for it.
+    if (url ? sandboxPath(sandbox, url, sandbox.sessions) === undefined : !isSandboxPath(path, true)) return next()
 
     // What a Fetch request cannot carry: a method (as its plane answers a method it does not take), a target.
     if (OUTSIDE_FETCH.has(request.method!))
@@ -98,7 +105,7 @@ export function sandboxEntry(
     }
 
     // The dispatch, with the server's context; no reply (a sandbox whose base URL is elsewhere): the next handler's.
-    dispatch(sandbox, fetchRequestOf(request, url), { ...server, peer: request.socket.remoteAddress })
+    dispatchOver(request, url)
       .then((reply) => (reply ? sendReply(response, reply) : next()))
       .catch((error: unknown) => {
         console.error('[call-sandbox] unexpected server error:', error)
