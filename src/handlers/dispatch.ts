@@ -41,7 +41,7 @@ export interface DispatchContext {
 const PLANES: readonly Plane[] = [API, LIVENESS, CONTROL, DOCUMENT]
 
 /** Where a path (below the base URL) lands: its root, the path below it, and the session it names, if any. */
-export interface Location {
+export interface Located {
   /** `/sessions/{name}`, or '' at the bare root. */
   root: string
   /** The path below the root, still percent-encoded. */
@@ -56,7 +56,7 @@ export interface Location {
  * @example
  * locate('/sessions/ci-1/v1/me') // { root: '/sessions/ci-1', below: '/v1/me', name: 'ci-1' }
  */
-export function locate(path: string): Location {
+export function locate(path: string): Located {
   if (!isSessionPath(path)) return { root: '', below: path }
   const { name, rest } = splitSessionPath(path)
   return { root: `${SESSION_PREFIX}/${name}`, below: rest, name }
@@ -67,13 +67,13 @@ export function locate(path: string): Location {
  * handler, through `answer`) and over HTTP (the server's entry) alike. Below
  * its base URL, top to bottom:
  *
- * the root (a session's, `/sessions/{name}/…`, or the bare one) → the
- * control plane's guard (over HTTP) → the session's name → the plane that
- * owns the path below the root (the server's own first: the console, and at
- * the bare root the metrics; then the API, the control plane, the sessions
- * at the bare root, the document) → that root's world → the pipeline. In
- * proxy mode the bare root's API is the upstream's: the one fast path,
- * decided here and nowhere else.
+ * the root (a session's, `/sessions/{name}/…`, or the bare one) → the plane
+ * that owns the path below it (the server's own first: the console, and at
+ * the bare root the metrics; then the sessions at the bare root, the API,
+ * the control plane, the document) → the control plane's guard (over HTTP)
+ * → the session's name → that root's world → the pipeline. In proxy mode
+ * the bare root's API is the upstream's: the one fast path, decided here
+ * and nowhere else.
  *
  * Undefined for a request below no root of the sandbox (another base URL, a
  * path no plane owns), so that msw lets it pass and the server's entry hands
