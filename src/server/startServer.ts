@@ -5,13 +5,11 @@ import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandb
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { CreateSandboxOptions } from '../handlers/createSandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { methodOutsideFetch } from '../handlers/answer.js'
+import { methodOutsideFetch } from '../handlers/dispatch.js'
 import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
-import { createApp, type AppOptions } from './createApp.js'
-import { consolePlane } from './consolePages.js'
+import { type AppOptions, serverListener } from './createApp.js'
 import { controlAccess } from './controlAccess.js'
-import { sandboxRequests } from './sandboxRequests.js'
 import { failArrival } from './fetchExchange.js'
 import { thousands } from '../schemas/thousands.js'
 import { sendingOverHttp } from './sendOverHttp.js'
@@ -152,14 +150,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           writes: sandbox.writeCount,
         }
   const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
-  // prom-client is imported here only: a server with --no-metrics, or an app of createApp alone, loads none of it.
-  const metrics = withMetrics ? (await import('./metrics.js')).serverMetrics(sandbox, store ?? shared) : undefined
-  const entryOptions = { quiet, log, logFormat, allowedHosts, allowedOrigins }
-  const listener = sandboxRequests(createApp(sandbox, entryOptions), sandbox, entryOptions, {
-    planes: [consolePlane()],
-    rootPlanes: metrics && [metrics.plane],
-    observe: metrics?.observe,
-  })
+  const listener = await serverListener(
+    sandbox,
+    { quiet, log, logFormat, allowedHosts, allowedOrigins, metrics: withMetrics },
+    store ?? shared,
+  )
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
   const server = createServer(
