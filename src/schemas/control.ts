@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
-import { E164_MESSAGE, E164_PATTERN, Scope, Timestamp, Uuid } from './common.js'
+import { E164_MESSAGE, E164_PATTERN, Timestamp, Uuid } from './common.js'
+import { Scope } from './registry.js'
 import { parseInstant } from './instant.js'
 import { inRange, rangeText, SEED_RANGE } from './instantRange.js'
-import { byKind } from './stored.js'
+import { byKind } from './registry.js'
 
 /*
  * The control plane's bodies and answers (`/_sandbox/`): what the OpenAPI
