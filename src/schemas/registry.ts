@@ -123,3 +123,6 @@ export function filterNamesOf(kind: Kind): string {
   const names = [...Object.keys(RESOURCES[kind].filters), 'since']
   return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
 }
+
+/** Every list filter's name, once, in the order the kinds first take them. */
+export const FILTER_NAMES = [...new Set(KINDS.flatMap((kind) => Object.keys(RESOURCES[kind].filters)))]
