@@ -79,7 +79,7 @@ const EXTRA_ROUTES: { [K in Kind]?: ApiEndpoint[] } = {
 export const routes: readonly ApiEndpoint[] = [
   ...KINDS.flatMap((kind) => [
     listRoute(kind),
-    ...(RESOURCES[kind].getOne === undefined ? [] : [recordRoute(kind)]),
+    ...(RESOURCES[kind].getOne === undefined ? [] : [recordRoute(kind, RESOURCES[kind].getOne)]),
     ...(EXTRA_ROUTES[kind] ?? []),
   ]),
   defineEndpoint({
@@ -101,15 +101,15 @@ export function kindOfPath(path: string): Kind | undefined {
 }
 
 /** `GET /v1/{kind}/:{singular}_id`: one record of the key's organization. */
-function recordRoute<K extends Kind>(kind: K): ApiEndpoint {
-  const { singular, getOne } = RESOURCES[kind]
+function recordRoute<K extends Kind>(kind: K, summary: string): ApiEndpoint {
+  const { singular } = RESOURCES[kind]
   const shown = (SHOWN[kind] as Shown<K> | undefined)?.one
-  const show = shown?.show ?? ((record: StoredRecords[K]) => resourceOf(kind)(record))
+  const show: (record: StoredRecords[K], sandbox: Sandbox) => unknown = shown?.show ?? resourceOf(kind)
   return defineEndpoint({
     method: 'GET',
     path: `/v1/${kind}/:${singular}_id`,
     requires: { scope: readScopeOf(kind) },
-    summary: getOne!,
+    summary,
     pathParams: recordPath(kind),
     query: NoQuery,
     response: RecordEnvelope(shown?.response ?? RESOURCES[kind].resource),
