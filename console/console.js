@@ -70,6 +70,31 @@ async function api(path, key) {
   return { status: response.status, body: await response.json() }
 }
 
+/**
+ * What the forms offer (kinds and their columns, call statuses, reasons, scenarios), from the sandbox itself
+ * (`GET /_sandbox/choices`), so that the console never offers a value the sandbox refuses.
+ */
+let choices = { kinds: [], call_statuses: [], scenarios: [], organizations: [] }
+async function loadChoices() {
+  const { status, body } = await control('/_sandbox/choices')
+  if (status !== 200) {
+    $('#control-result').replaceChildren(reasonOf(body.error))
+    return
+  }
+  choices = body.data
+  const fill = (name, values) =>
+    document.querySelector(`[data-choices="${name}"]`).append(...values.map((value) => el('option', {}, value)))
+  fill(
+    'kinds',
+    choices.kinds.map(({ kind }) => kind),
+  )
+  fill('scenarios', choices.scenarios)
+  fill('call_statuses', choices.call_statuses)
+  // A simulated call without organization_id rings the first organization: its reasons are the ones to suggest.
+  const reasons = choices.organizations[0]?.reasons ?? []
+  $('#reasons').replaceChildren(...reasons.map((reason) => el('option', { value: reason })))
+}
+
 // Tabs: the keyboard moves between them (arrows), the hash remembers the one open.
 const tabs = [...document.querySelectorAll('[role=tab]')]
 function openTab(id) {
@@ -251,12 +276,7 @@ async function refreshWorld(append = false) {
   }
   worldCursor = body.next_cursor
   $('#world-more').hidden = !body.has_more
-  const columns = {
-    calls: ['created_at', 'caller_name', 'status', 'summary'],
-    contacts: ['created_at', 'name', 'phone', 'email'],
-    leads: ['created_at', 'caller_name', 'status', 'urgency'],
-    appointments: ['appointment_date', 'caller_name', 'status', 'service_type'],
-  }[kind]
+  const { columns } = choices.kinds.find((choice) => choice.kind === kind)
   list.querySelector('thead').replaceChildren(el('tr', {}, ...columns.map((column) => el('th', {}, column))))
   const rows = body.data.map((record) =>
     el(
@@ -395,6 +415,7 @@ const refresh = {
   sessions: refreshSessions,
   usage: refreshUsage,
 }
+await loadChoices()
 openTab(location.hash.slice(1) in refresh ? location.hash.slice(1) : 'requests')
 setInterval(() => {
   if (!$('#requests').hidden) refreshRequests()
