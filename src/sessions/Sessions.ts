@@ -198,7 +198,7 @@ export class Sessions {
       const expired = expiry !== undefined && expiry <= now
       if (!expired && !holdsNothing(session)) continue
       this.#drop(session)
-      if (expired && session.kept) this.#store?.forget?.(session.name).catch(() => undefined)
+      if (expired && session.kept) this.#store?.forget(session.name).catch(() => undefined)
       forgotten.push(session.name)
     }
     if (this.#sessions.size === 0) this.#stopSweeping()
@@ -261,15 +261,11 @@ export class Sessions {
 
   /** The store's part for one session's world: the session is made known to the store by its first entry. */
   worldStore(name: string): WorldStore | undefined {
-    const store = this.#store
-    if (!store) return undefined
-    const kept = store.log?.(name) ?? {
-      append: (entry: LogEntry) => store.append(name, entry),
-      health: () => store.health(),
-    }
+    const kept = this.#store?.log(name)
+    if (!kept) return undefined
     return {
       ...kept,
-      append: async (entry) => {
+      append: async (entry: LogEntry) => {
         // The default session is the store's from the start; another is made known to it by its first entry.
         const session = this.#sessions.get(name)
         if (session) await this.#keep(session)
@@ -362,7 +358,7 @@ export class Sessions {
   /** Makes a session's world from its seed, and puts back what it had when it was put away. */
   async #bringIn(session: Session): Promise<Sandbox> {
     // Made by another server of a fleet: made as it was there.
-    const elsewhere = session.kept ? undefined : await this.#store?.session?.(session.name)
+    const elsewhere = session.kept ? undefined : await this.#store?.session(session.name)
     if (elsewhere) {
       session.options = elsewhere.options ?? undefined
       session.createdAt = Date.parse(elsewhere.created_at)
@@ -428,7 +424,7 @@ export class Sessions {
     session.world = undefined
     this.#inMemory--
     // A store several servers share holds all of it: it comes back from its log there, as other servers left it.
-    if (this.#store?.log) return
+    if (this.#store?.shared) return
     if (session.changed) session.saved = snapshotOf(world)
     else if (holdsNothing(session)) this.#sessions.delete(session.name)
   }
