@@ -251,6 +251,7 @@ async function logOf(count, contactEvery) {
   /** @type {string[]} */
   const entries = []
   sandbox.keepWritesIn({
+    shared: false,
     append: async (entry) => {
       entries.push(JSON.stringify(entry))
     },

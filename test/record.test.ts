@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { DataFileError } from '../src/server/dataFile.js'
+import { DataFileError } from '../src/server/dataFile/format.js'
 import { RecordingFileError } from '../src/server/recordingFile.js'
 import { call, closeServer, pagesOf, sandboxServer } from './support/proxies.js'
 import { tempFolder } from './support/tempFolder.js'

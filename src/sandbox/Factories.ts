@@ -34,6 +34,10 @@ export interface AddedCall {
 
 export type LeadOverrides = Partial<Pick<StoredLead, 'status' | 'urgency' | 'interest' | 'qualification_reason'>>
 export type AppointmentOverrides = Partial<Pick<StoredAppointment, 'status' | 'service_type'>>
+/** A completed call whose reason brings a lead (`Sandbox.addLead`), and the lead's overrides. */
+export type AddLeadInput = Omit<AddCallInput, 'status' | 'reason'> & { lead?: LeadOverrides }
+/** A completed call whose reason books an appointment (`Sandbox.addAppointment`), and the appointment's overrides. */
+export type AddAppointmentInput = Omit<AddCallInput, 'status' | 'reason'> & { appointment?: AppointmentOverrides }
 
 /**
  * Records made after the seed: a contact as `POST /v1/contacts` makes it,

@@ -1,13 +1,7 @@
 import { Database } from '../data/Database.js'
 import type { ClockState, CreateContactRequest, Health, JournalEntry, KeyUsage } from '../schemas/index.js'
 import type { LogEntry } from '../schemas/snapshot.js'
-import {
-  byKind,
-  type DatabaseChanges,
-  type StoredAppointment,
-  type StoredContact,
-  type StoredLead,
-} from '../schemas/stored.js'
+import { byKind, type StoredAppointment, type StoredContact, type StoredLead } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 import { hash32 } from '../world/random.js'
 import { recordsHash } from './checkedRecords.js'
@@ -17,11 +11,11 @@ import {
   Factories,
   type AddCallInput,
   type AddedCall,
-  type AppointmentOverrides,
-  type LeadOverrides,
+  type AddAppointmentInput,
+  type AddLeadInput,
 } from './Factories.js'
 import { Faults, type NextFaults } from './Faults.js'
-import { filterEntries, Journal, type JournalFilter } from './Journal.js'
+import { Journal, type JournalFilter } from './Journal.js'
 import { JournalBudget } from './JournalBudget.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
@@ -30,17 +24,14 @@ import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
 import { startingWorld } from './startingWorld.js'
-import { countersOf, type Endpoint as UsageEndpoint, Usage } from './Usage.js'
+import { type Endpoint as UsageEndpoint, Usage } from './Usage.js'
+import { type SandboxChanges, WorldLog } from './WorldLog.js'
 import type { WorldStore } from './WorldStore.js'
-import { type Kept, type Records, type Write, WriteQueue } from './WriteQueue.js'
+import { type Records, type Write, WriteQueue } from './WriteQueue.js'
 
 export type { AddCallInput, AddedCall } from './Factories.js'
 export type { ApiKey } from './KeyRing.js'
-
-/** What a sandbox's writes changed since its seed (see `changes()`), and how many writes there were. */
-export interface SandboxChanges extends DatabaseChanges {
-  writes: number
-}
+export type { SandboxChanges } from './WorldLog.js'
 
 /**
  * One world: its seed, clock, records, request journal, usage report and
@@ -74,13 +65,8 @@ export class Sandbox {
   readonly #factories: Factories
   readonly #live: LiveMode
   readonly #listeners = new Listeners('an onChange listener')
-  /** Where the writes are kept, once `keepWritesIn` was called. */
-  #store: WorldStore | undefined
-  /** A store is on its way (`waitForStore`): until it comes, live mode rings nothing of its own. */
-  #storeComing = false
-  /** The store's taking of the last clock move made outside a write. */
-  #clockKept: Promise<void> = Promise.resolve()
-  #clockUnkept = false
+  /** Where the writes are kept, and what comes back from there. */
+  readonly #log: WorldLog
 
   /**
    * @param world.cursorSecret What cursors are checksummed with, instead of
@@ -94,15 +80,9 @@ export class Sandbox {
     this.#options = resolveOptions(options)
     const { seed, now, fixedClock, organizations, journalSize, journalBytes, records } = this.#options
     const notify = () => this.#listeners.notify()
-    const clockMoved = () => {
-      // A move outside a write (the clock set from a test or the control plane) is kept as a write of its own.
-      if (this.#store && !this.#writes.running && !this.#clockUnkept) {
-        const kept = this.#writes.write(async () => undefined, { counted: false, kept: () => ({ clock: true }) })
-        this.#clockKept = kept
-        kept.catch(() => undefined)
-      } else notify()
-    }
-    this.clock = new Clock(fixedClock ? now : undefined, clockMoved)
+    // A move outside a write (the clock set from a test or the control plane) is kept as a write of its own; the
+    // clock's first setting, as it is made, comes before the log is.
+    this.clock = new Clock(fixedClock ? now : undefined, () => this.#log?.clockMoved() || notify())
     this.cursorSecret = world.cursorSecret ?? `call-sandbox cursor ${seed}`
     this.journal = world.journal ?? new Journal(journalSize, new JournalBudget(journalBytes))
     this.usage = world.usage ?? new Usage()
@@ -118,6 +98,16 @@ export class Sandbox {
       this.ready,
       notify,
     )
+    this.#log = new WorldLog({
+      writes: this.#writes,
+      clock: this.clock,
+      journal: this.journal,
+      usage: this.usage,
+      startOver: (write, scenario) => this.#startOver(write, this.#optionsOf(scenario)),
+      ownScenario: options.scenario ?? 'default',
+      clockBase: () => (this.#options.fixedClock ? this.#options.now : Date.now()),
+      seed: () => worldOfOptions(this.#options),
+    })
     this.#endings = new Endings(this.#writes, this.clock)
     this.#factories = new Factories(this.#writes, () => this.#keys, this.clock)
     this.#live = new LiveMode(() => this.#options, {
@@ -126,7 +116,7 @@ export class Sandbox {
       keys: () => this.#keys,
       endings: this.#endings,
       factories: this.#factories,
-      leads: async (ttlMs) => (this.#store ? ((await this.#store.leads?.(ttlMs)) ?? true) : !this.#storeComing),
+      leads: (ttlMs) => this.#log.leads(ttlMs),
     })
     this.#live.start()
   }
@@ -197,8 +187,7 @@ export class Sandbox {
       counted: false,
       kept: () => ({ reset: worldOfOptions(options ?? this.#options) }),
     })
-    // The server that resets forgets the fleet's journal and usage; others putting the reset back keep what came since.
-    await this.#store?.requests?.clear()
+    await this.#log.clearRequests()
   }
 
   /** The options a reset to `scenario` seeds from; undefined when it stays the same. */
@@ -287,7 +276,7 @@ export class Sandbox {
   health(): Health {
     const { seed, scenario, live } = this.#options
     const { db } = this
-    const store = this.#store?.health() ?? { kind: 'memory', state: 'ok', error: null }
+    const store = this.#log.health()
     return {
       status: store.state === 'ok' ? 'ok' : 'degraded',
       seed,
@@ -300,158 +289,65 @@ export class Sandbox {
     }
   }
 
-  /**
-   * Says a store will come (`keepWritesIn`): the world's timed work (live mode's calls) waits for it.
-   *
-   * @note A server of a fleet seeds its world before it reaches its store; a live call rung meanwhile would be its
-   * own, and another server's call of the same arrival a fork of it.
-   */
+  /** Says a store will come (`keepWritesIn`): the world's timed work (live mode's calls) waits for it. */
   waitForStore(): void {
-    this.#storeComing = true
+    this.#log.waitForStore()
   }
 
   /**
-   * From now on every write, reset and clock move goes to `store` before it
-   * counts: one the store refuses is undone and throws its
-   * `StorageUnavailableError`. The server calls it once the world is put
-   * back from the same store (`replay`). A store that compacts the log
-   * takes the world's snapshot between two writes, in the world's turn.
+   * From now on every write, reset and clock move goes to `store` before it counts (see `WorldLog.keepIn`). The
+   * server calls it once the world is put back from the same store (`replay`).
    */
   keepWritesIn(store: WorldStore): void {
-    this.#store = store
-    this.#writes.keepIn(
-      (kept) => store.append(this.#entryOf(kept)),
-      () => this.catchUp(),
-    )
-    store.compactWith?.((use) =>
-      this.#writes.write(
-        async () =>
-          use({ ...worldOfOptions(this.#options), clock_offset_ms: this.clockOffset(), changes: this.changes() }),
-        { counted: false, kept: 'nothing', changed: () => false },
-      ),
-    )
+    this.#log.keepIn(store)
   }
 
   /**
-   * Sets the clock, once its store has the move: when the store refuses it,
-   * the clock is put back and the store's error thrown.
+   * Sets the clock, once its store has the move: when the store refuses it, the clock is put back and its error thrown.
    *
    * @example
    * await sandbox.moveClock(Date.parse('2026-12-24T08:00:00Z'))
    */
-  async moveClock(target: number): Promise<void> {
-    const before = this.clock.now()
-    this.clock.set(target)
-    try {
-      await this.#clockKept
-    } catch (error) {
-      // Put back as it was, which the store need not hear of.
-      this.#clockUnkept = true
-      this.clock.set(before)
-      this.#clockUnkept = false
-      throw error
-    }
+  moveClock(target: number): Promise<void> {
+    return this.#log.moveClock(target)
   }
 
   /**
-   * Puts a world's log back, in order, into this sandbox seeded as the log's
-   * world was (see \`seedOptionsOf\`): its writes, resets and clock moves.
-   * Nothing of it goes to the store again.
+   * Puts a world's log back, in order, into this sandbox seeded as the log's world was (see `seedOptionsOf`): its
+   * writes, resets and clock moves. Nothing of it goes to the store again.
    *
    * @example
    * await sandbox.replay(kept.entries)
    */
   async replay(entries: readonly LogEntry[]): Promise<void> {
     await this.ready
-    if (entries.length === 0) return
-    await this.#writes.write((write) => this.#putBack(write, entries), { counted: false, kept: 'nothing' })
+    await this.#log.replay(entries)
   }
 
   /**
-   * With a store several servers share: puts back what other servers wrote
-   * to this world since it last read its log. The API and the control plane
-   * call it before every answer, so a write answered by one server is seen
-   * by the very next request to another. Throws the store's
-   * `StorageUnavailableError` when it cannot read the log: never stale data.
-   *
-   * @example
-   * await world.catchUp()
+   * With a store several servers share: puts back what other servers wrote to this world since it last read its log
+   * (see `WorldLog.catchUp`); the API and the control plane call it before every answer.
    */
-  async catchUp(): Promise<void> {
-    const store = this.#store
-    if (!store?.since) return
-    const read = await store.since()
-    if (!read) return
-    await this.#writes.write(
-      async (write) => {
-        // Another request of this server may have put these back while this one read them.
-        const unread = store.unread!(read)
-        if (!unread) return
-        const [first] = unread.entries
-        if (unread.whole && (first === undefined || !('reset' in first))) {
-          // The whole log, with no reset of its own first (the session was ended): back to the world's own seed.
-          await this.#startOver(write, this.#optionsOf(this.#input.scenario ?? 'default'))
-        }
-        await this.#putBack(write, unread.entries)
-        store.caughtUp!(read)
-      },
-      { counted: false, kept: 'nothing' },
-    )
+  catchUp(): Promise<void> {
+    return this.#log.catchUp()
   }
 
-  /** Inside a write: a log's entries put back, in order (none of them goes to the store again). */
-  async #putBack(write: Write, entries: readonly LogEntry[]): Promise<void> {
-    for (const entry of entries) {
-      if ('reset' in entry) {
-        await this.#startOver(write, this.#optionsOf(entry.reset.scenario))
-        continue
-      }
-      if ('write' in entry) {
-        for (const { kind, record } of entry.changes.inserted) await write.db.insert(kind, record)
-        for (const { kind, record } of entry.changes.changed) await write.db.update(kind, record.id, record)
-        write.setCount(entry.write)
-      }
-      this.setClockOffset(entry.clock_offset_ms)
-    }
-  }
-
-  /**
-   * Keeps one API request: in the request journal, and (a request with a valid key) in the usage report; with a store
-   * several servers share, there too.
-   */
+  /** Keeps one API request in the journal and (a request with a valid key) the usage report; with a fleet's store, there too. */
   recordRequest(entry: JournalEntry, usage?: Parameters<Usage['record']>): void {
-    this.journal.record(entry)
-    if (usage) this.usage.record(...usage)
-    this.#store?.requests?.record(entry, this.journal.capacity, usage && countersOf(...usage))
+    this.#log.recordRequest(entry, usage)
   }
 
-  /**
-   * The request journal, newest first (at most `limit`, of those `filter` lets through), and how many `filter` lets
-   * through: this process's, or the fleet's from its store.
-   */
-  async journalEntries(
+  /** The request journal, newest first (at most `limit`, of those `filter` lets through), and how many it lets through. */
+  journalEntries(
     limit = this.journal.capacity,
     filter: JournalFilter = {},
   ): Promise<{ entries: JournalEntry[]; count: number }> {
-    const shared = this.#store?.requests
-    const { capacity } = this.journal
-    // No filter: the newest `limit`, and the journal's size, without reading the rest (a fleet's is in Redis, and the
-    // console asks twice a second).
-    if (Object.values(filter).every((value) => value === undefined)) {
-      const kept = Math.min(limit, capacity)
-      const { entries, size } = shared
-        ? await shared.journal(kept)
-        : { entries: this.journal.entries(kept), size: this.journal.size }
-      return { entries, count: Math.min(size, capacity) }
-    }
-    const matching = filterEntries(shared ? (await shared.journal(capacity)).entries : this.journal.entries(), filter)
-    return { entries: matching.slice(0, limit), count: matching.length }
+    return this.#log.journalEntries(limit, filter)
   }
 
   /** The usage report per key (see `Usage.report`): this process's, or the fleet's from its store. */
-  async usageReport(endpoints: readonly UsageEndpoint[]): Promise<KeyUsage[]> {
-    const shared = this.#store?.requests
-    return (shared ? Usage.fromCounters(await shared.usage()) : this.usage).report(endpoints)
+  usageReport(endpoints: readonly UsageEndpoint[]): Promise<KeyUsage[]> {
+    return this.#log.usageReport(endpoints)
   }
 
   /** Resolves once every write so far is done and, with a store, kept. */
@@ -459,27 +355,14 @@ export class Sandbox {
     await this.#writes.idle()
   }
 
-  /**
-   * How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running
-   * one).
-   */
+  /** How far the clock was set or moved: from the seed instant (a fixed clock) or the real time (a running one). */
   clockOffset(): number {
-    return Math.round(this.clock.now() - this.#clockBase())
+    return this.#log.clockOffset()
   }
 
   /** Sets the clock `ms` from its base (see `clockOffset`): where a snapshot or a log entry left it. */
   setClockOffset(ms: number): void {
-    this.clock.set(this.#clockBase() + ms)
-  }
-
-  #clockBase(): number {
-    return this.#options.fixedClock ? this.#options.now : Date.now()
-  }
-
-  #entryOf(kept: Kept): LogEntry {
-    if ('reset' in kept) return kept
-    if ('clock' in kept) return { clock_offset_ms: this.clockOffset() }
-    return { ...kept, clock_offset_ms: this.clockOffset() }
+    this.#log.setClockOffset(ms)
   }
 
   /**
@@ -500,7 +383,7 @@ export class Sandbox {
 
   /** What the writes since the seed changed, as it stands now: what a data file keeps. */
   changes(): SandboxChanges {
-    return { writes: this.#writes.count, ...this.db.changes() }
+    return this.#log.changes()
   }
 
   /**
@@ -512,20 +395,8 @@ export class Sandbox {
    * @example
    * await fresh.restore(earlier.changes())
    */
-  async restore(changes: SandboxChanges): Promise<void> {
-    await this.#writes.write(
-      async ({ db, setCount }) => {
-        if (db.changed) throw new Error('restore() takes a sandbox nothing was written to yet.')
-        for (const { kind, record } of changes.inserted) await db.insert(kind, record)
-        for (const { kind, record } of changes.changed) {
-          if (!db.get(kind, record.id))
-            throw new Error(`The ${kind} record ${record.id} to restore is not in this world.`)
-          await db.update(kind, record.id, record)
-        }
-        setCount(changes.writes)
-      },
-      { counted: false },
-    )
+  restore(changes: SandboxChanges): Promise<void> {
+    return this.#log.restore(changes)
   }
 
   /**
@@ -557,12 +428,7 @@ export class Sandbox {
    * @example
    * const { lead } = await sandbox.addLead({ lead: { status: 'qualified', urgency: 'high' } })
    */
-  addLead({
-    lead,
-    ...call
-  }: Omit<AddCallInput, 'status' | 'reason'> & { lead?: LeadOverrides } = {}): Promise<
-    AddedCall & { lead: StoredLead }
-  > {
+  addLead({ lead, ...call }: AddLeadInput = {}): Promise<AddedCall & { lead: StoredLead }> {
     return this.#factories.addLead(call, lead)
   }
 
@@ -576,9 +442,7 @@ export class Sandbox {
   addAppointment({
     appointment,
     ...call
-  }: Omit<AddCallInput, 'status' | 'reason'> & { appointment?: AppointmentOverrides } = {}): Promise<
-    AddedCall & { appointment: StoredAppointment }
-  > {
+  }: AddAppointmentInput = {}): Promise<AddedCall & { appointment: StoredAppointment }> {
     return this.#factories.addAppointment(call, appointment)
   }
 }

@@ -5,41 +5,50 @@ import type { LogEntry, Snapshot } from '../schemas/snapshot.js'
  * Where one world's log goes: its part of a store (the data file, Redis).
  * The world hands it every write, reset and clock move, in order, and
  * counts one only once `append` resolves; it does not know which store it
- * has.
+ * has, only whether other servers write to the same log (`shared`).
  */
-export interface WorldStore {
+export type WorldStore = OwnLog | SharedLog
+
+/** A world's part of a store this server alone writes to (the data file): it takes the world's entries. */
+export interface OwnLog {
+  readonly shared: false
+  /** Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it. */
+  append(entry: LogEntry): Promise<void>
+  health(): StoreHealth
+}
+
+/** A world's part of a store several servers share (Redis): its place in the log, which it reads and appends at. */
+export interface SharedLog {
+  readonly shared: true
   /**
    * Resolves once the store has the entry; rejects with a `StorageUnavailableError` when it refuses it, and with a
-   * `LogMovedOn` when another server wrote to the log since this world last read it (a store several servers share).
+   * `LogMovedOn` when another server wrote to the log since this world last read it.
    */
   append(entry: LogEntry): Promise<void>
   health(): StoreHealth
-  /**
-   * A store several servers share: what other servers appended since this world last read or wrote the log, or
-   * undefined when nothing was.
-   */
-  since?(): Promise<LogRead | undefined>
+  /** What other servers appended since this world last read or wrote the log, or undefined when nothing was. */
+  since(): Promise<LogRead | undefined>
   /**
    * What of a read the world has yet to put back, asked once its turn to write has come: undefined when it holds as
    * much already (another request of this server put back as much, or more, while this one read). `whole`: the
    * entries are the whole log, from the seed or from a reset (a new generation, a log compacted past where the world
    * stood, or one that lost entries the world holds).
    */
-  unread?(read: LogRead): { whole: boolean; entries: readonly LogEntry[] } | undefined
+  unread(read: LogRead): { whole: boolean; entries: readonly LogEntry[] } | undefined
   /** The world has put back a read's entries: its place in the log is now after them. */
-  caughtUp?(read: LogRead): void
+  caughtUp(read: LogRead): void
   /**
-   * A store that compacts a log: how it takes the world as it stands between two writes, to keep it as a snapshot in
-   * place of the log before it. `snapshot` runs `use` in the world's turn to write.
+   * How the store takes the world as it stands between two writes, to keep it as a snapshot in place of the log
+   * before it. `snapshot` runs `use` in the world's turn to write.
    */
-  compactWith?(snapshot: <T>(use: (world: Snapshot) => T) => Promise<T>): void
+  compactWith(snapshot: <T>(use: (world: Snapshot) => T) => Promise<T>): void
   /**
-   * A store several servers share: whether this server does the world's timed work (live mode's arrivals) for the
-   * next `ttlMs`; one server at a time does, so a call arrives once however many servers hold the world.
+   * Whether this server does the world's timed work (live mode's arrivals) for the next `ttlMs`; one server at a time
+   * does, so a call arrives once however many servers hold the world.
    */
-  leads?(ttlMs: number): Promise<boolean>
-  /** A store several servers share: the world's request journal and usage report, the same from every server. */
-  requests?: SharedRequests
+  leads(ttlMs: number): Promise<boolean>
+  /** The world's request journal and usage report, the same from every server. */
+  requests: SharedRequests
 }
 
 /** The request journal and the usage report of a world, kept where every server of a fleet reads them. */

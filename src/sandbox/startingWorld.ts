@@ -1,10 +1,14 @@
-import type { WorldRecords } from '../schemas/stored.js'
+import { KINDS, type WorldRecords } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 import { seedWorldInSlices } from '../world/seedWorld.js'
+import { BoundedCache } from './BoundedCache.js'
 
-/** The worlds seeded last (or being seeded), by seed, instant and organizations: sessions of one server share theirs. */
-const seeds = new Map<string, Promise<WorldRecords>>()
-const SEEDS_KEPT = 4
+/**
+ * The worlds seeded last (or being seeded), by seed, instant and organizations: sessions of one server share theirs.
+ * At most four, and 200,000 records in all (the default world has about 700; one of --calls 100000 is kept alone):
+ * a database holds its own copy of each record, so a world kept here is kept twice.
+ */
+const seeds = new BoundedCache<Promise<WorldRecords>>(4, 200_000)
 
 /**
  * The records a world starts from: those given, or its seed's.
@@ -30,15 +34,19 @@ export function startingWorld(
  */
 function seededWorld(seed: number, now: number, organizations: readonly OrganizationFixture[]): Promise<WorldRecords> {
   const key = JSON.stringify([seed, now, organizations])
-  let world = seeds.get(key)
-  if (world) {
-    seeds.delete(key)
-  } else {
-    world = seedWorldInSlices({ seed, now, organizations })
-    // A seeding that failed is not kept: the next world of that seed tries again.
-    world.catch(() => seeds.get(key) === world && seeds.delete(key))
-    if (seeds.size === SEEDS_KEPT) seeds.delete(seeds.keys().next().value!)
-  }
+  const kept = seeds.get(key)
+  if (kept) return kept
+  const world = seedWorldInSlices({ seed, now, organizations })
   seeds.set(key, world)
+  world.then(
+    (records) =>
+      seeds.weigh(
+        key,
+        world,
+        KINDS.reduce((sum, kind) => sum + records[kind].length, 0),
+      ),
+    // A seeding that failed is not kept: the next world of that seed tries again.
+    () => seeds.delete(key, world),
+  )
   return world
 }

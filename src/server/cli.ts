@@ -40,7 +40,7 @@ const program = new Command()
   )
   .option(
     '--store <url>',
-    'redis://host:port[/db]: keep every session in Redis; all servers given the same store act as one sandbox (a fleet). A Redis Cluster: any node, or several, redis://host:port,host:port',
+    'redis://host:port[/db]: keep every session in Redis; all servers given the same store act as one sandbox (a fleet). A Redis Cluster: any node, or several, redis://host:port,host:port. Needs the package @redis/client installed beside call-sandbox. file:///path is --data path',
   )
   .option(
     '--store-replicas <n>',

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import { Recording, RECORDING_FORMAT } from '../proxy/recording.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { DATA_FILE_FORMAT } from './dataFile.js'
+import { DATA_FILE_FORMAT } from './dataFile/format.js'
 import { writeAtomically } from './writeAtomically.js'
 
 /*

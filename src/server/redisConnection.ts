@@ -1,5 +1,3 @@
-import { createClient, createCluster } from '@redis/client'
-
 /*
  * The connection of `--store`: one Redis node, or a Redis Cluster. The store
  * sends every command with the key it is about, and the connection takes it
@@ -51,7 +49,8 @@ export async function connectRedis(
 ): Promise<RedisConnection> {
   const nodes = nodeUrls(url)
   const hosts = nodes.map((node) => new URL(node).host)
-  if (nodes.length === 1 && !(await isCluster(nodes[0]!))) {
+  const { createClient, createCluster } = await loadRedisClient()
+  if (nodes.length === 1 && !(await isCluster(createClient, nodes[0]!))) {
     const client = createClient({ url: nodes[0], ...CONNECTION })
     client.on('error', events.failed)
     client.on('ready', events.ready)
@@ -123,6 +122,28 @@ export function nodeUrls(url: string): string[] {
   })
 }
 
+type RedisClientModule = typeof import('@redis/client')
+
+/**
+ * `@redis/client`, an optional peer dependency: imported with `--store` only, and named with how to install it when
+ * it is missing. `load` is the import, for a test to stand in for.
+ */
+export async function loadRedisClient(
+  load: () => Promise<RedisClientModule> = () => import('@redis/client'),
+): Promise<RedisClientModule> {
+  try {
+    return await load()
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException
+    const missing =
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes('@redis/client')
+    if (!missing) throw error
+    throw new Error(
+      '--store keeps sessions in Redis through the package @redis/client, an optional peer of call-sandbox that is not installed: install it beside call-sandbox (npm install @redis/client), or keep writes in a data file (--data).',
+    )
+  }
+}
+
 /** Connects, or throws the first error: a Redis out of reach stops the start (the client would try for ever). */
 async function connected(
   client: { connect(): Promise<unknown>; once(event: 'error', listener: (error: Error) => void): unknown },
@@ -137,7 +158,7 @@ async function connected(
 }
 
 /** Whether a node is one of a Redis Cluster's: its `INFO cluster` says `cluster_enabled:1`. */
-async function isCluster(url: string): Promise<boolean> {
+async function isCluster(createClient: RedisClientModule['createClient'], url: string): Promise<boolean> {
   const client = createClient({ url, ...CONNECTION })
   // Errors are the connect's to throw; one the client emits besides would be unhandled.
   client.on('error', () => undefined)

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { LogRead } from '../sandbox/WorldStore.js'
-import { LogMovedOn } from '../sandbox/WorldStore.js'
+import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/WorldStore.js'
 import { LogEntry, Snapshot } from '../schemas/snapshot.js'
-import { COMPACTION_SLACK_BYTES, type SharedLog } from '../sessions/Store.js'
+import { COMPACTION_SLACK_BYTES } from '../sessions/Store.js'
 import { APPEND, COMPACT, evalOf, keyOf, LEAD, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'
 import { type RequestsContext, sharedRequests } from './redisRequests.js'
 
@@ -70,6 +69,7 @@ export function redisLog(context: LogContext, session: string): SharedLog {
   }
 
   return {
+    shared: true,
     append: async (entry) => {
       const ticket = ++tickets
       const tag = randomBytes(6).toString('base64url')

@@ -4,7 +4,7 @@ import type { StoreHealth } from '../schemas/index.js'
 import { SessionOptions, type WorldOf } from '../schemas/snapshot.js'
 import { LogMovedOn } from '../sandbox/WorldStore.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
-import type { KeptSession, SharedLog, Store, StoreEntry } from '../sessions/Store.js'
+import type { FirstRead, KeptSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
 import { type Command, connectRedis, type RedisConnection, type ReplicaWaits } from './redisConnection.js'
 import { redisLog } from './redisLog.js'
 import { allKeys, evalOf, FORGET, keyOf, SESSIONS_KEY, WORLD_KEY } from './redisScripts.js'
@@ -36,6 +36,9 @@ export interface RedisStoreOptions {
  * const store = await RedisStore.open('redis://127.0.0.1:6379', worldOf(sandbox))
  */
 export class RedisStore implements Store {
+  readonly shared = true
+  /** A fleet's servers are seeded from their options, which `read` checks against the store's world. */
+  readonly seededFrom = undefined
   readonly #connection: RedisConnection
   readonly #sessionTtlMs: number
   /** This server, to tell which one leads a world's timed work. */
@@ -50,16 +53,8 @@ export class RedisStore implements Store {
     this.#sessionTtlMs = sessionTtlMs
   }
 
-  /**
-   * Connects, and checks that the store belongs to this world (the same seed,
-   * seed instant, clock and organizations as the servers before): a store
-   * used for the first time takes this world.
-   */
-  static async open(
-    url: string,
-    world: Omit<WorldOf, 'scenario'>,
-    { replicas = 'auto', sessionTtlMs = 0 }: RedisStoreOptions = {},
-  ): Promise<RedisStore> {
+  /** Connects; the first `read` checks that the store belongs to the world. */
+  static async open(url: string, { replicas = 'auto', sessionTtlMs = 0 }: RedisStoreOptions = {}): Promise<RedisStore> {
     if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs < 0) {
       throw new TypeError(`sessionTtlMs is a whole number of ms, 0 for none; got ${sessionTtlMs}.`)
     }
@@ -76,21 +71,34 @@ export class RedisStore implements Store {
       },
     })
     store = new RedisStore(connection, sessionTtlMs)
-    try {
-      const text = JSON.stringify(world)
-      await connection.send(WORLD_KEY, ['SET', WORLD_KEY, text, 'NX'])
-      const held = await connection.send(WORLD_KEY, ['GET', WORLD_KEY])
-      if (held !== text) {
-        throw new Error(
-          `${connection.where} holds another world (${held}): start every server with the same --seed, --now, --organizations and --calls, or give this one another store.`,
-        )
-      }
-    } catch (error) {
-      await connection.close()
-      throw error
-    }
     return store
   }
+
+  /**
+   * Checks that the store belongs to this world (the same seed, seed instant, clock and organizations as the servers
+   * before; a fleet's servers may reset to other scenarios): a store used for the first time takes this world. Every
+   * world is read from its log at its first request (the default one's at once, by its `catchUp`).
+   */
+  async read({ scenario: _, ...world }: WorldOf): Promise<FirstRead> {
+    const text = JSON.stringify(world)
+    const connection = this.#connection
+    await connection.send(WORLD_KEY, ['SET', WORLD_KEY, text, 'NX'])
+    const held = await connection.send(WORLD_KEY, ['GET', WORLD_KEY])
+    if (held !== text) throw this.unfit(`it holds another world (${held})`)
+    return { world: { snapshot: null, entries: [] }, sessions: await this.sessions(), logged: 0 }
+  }
+
+  /** Redis compacts each log as it goes (see `SharedLog.compactWith`): nothing to do at start-up. */
+  async restored(): Promise<void> {}
+
+  unfit(reason: string): Error {
+    return new Error(
+      `${this.#connection.where}: ${reason}: start every server with the same --seed, --now, --organizations and --calls, or give this one another store.`,
+    )
+  }
+
+  /** A session's keys expire in Redis on their own (`sessionTtlMs`): other servers may still use it until then. */
+  async forget(): Promise<void> {}
 
   /** How many commands Redis did not answer since the server started. */
   get errors(): number {
@@ -127,7 +135,7 @@ export class RedisStore implements Store {
     return { name, created_at, options: SessionOptions.parse(options), snapshot: null, entries: [] }
   }
 
-  async append(session: string, entry: StoreEntry): Promise<void> {
+  async append(session: string, entry: SessionEntry): Promise<void> {
     if ('created' in entry) {
       // Listed first: a server that starts in between finds the name, not yet the session, and skips it.
       await this.#send(SESSIONS_KEY, ['ZADD', SESSIONS_KEY, String(Date.now()), session])
@@ -144,9 +152,7 @@ export class RedisStore implements Store {
       await this.#send(keys[0]!, ['DEL', ...keys])
       await this.#replicated(keys[0]!)
       await this.#send(SESSIONS_KEY, ['ZREM', SESSIONS_KEY, session])
-      return
     }
-    throw new Error(`A world's entries go to its log (RedisStore.log), not to append: ${JSON.stringify(entry)}.`)
   }
 
   /** One world's place in its session's log: what it appends and reads. */

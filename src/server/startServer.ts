@@ -13,10 +13,11 @@ import { controlAccess } from './controlAccess.js'
 import { failArrival } from './fetchExchange.js'
 import { thousands } from '../schemas/thousands.js'
 import { sendingOverHttp } from './sendOverHttp.js'
-import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
-import { worldOf } from '../sandbox/snapshot.js'
 import type { ReplicaWaits } from './redisConnection.js'
-import type { RedisStoreOptions } from './redisStore.js'
+import { restoreWorld } from './restoreWorld.js'
+import { parseSessionTtl } from '../sessions/expiry.js'
+import type { FirstRead } from '../sessions/Store.js'
+import { openStore } from './storeBackends.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
@@ -91,9 +92,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...given
   } = options
   checkRequestTimeout(requestTimeout)
-  if (data !== undefined && storeUrl !== undefined) {
-    throw new Error('--data and --store are two stores: give one (a data file for one server, Redis for a fleet).')
-  }
   if (!isLoopback(host) && given.adminToken === undefined) {
     throw new Error(
       `bound to ${host}, which is not loopback, the control plane would let anyone on the network reset the sandbox: give an admin token (--admin-token), or bind 127.0.0.1.`,
@@ -102,40 +100,29 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Its errors (a list that is not one of host names or origins) before any file or store is opened.
   controlAccess(given.adminToken, { allowedHosts, allowedOrigins })
   const sandboxOptions = withRecording(given, record, world)
-  const store = data === undefined ? undefined : await FileStore.open(data)
-  let shared: { close(): Promise<void>; readonly errors: number } | undefined
-  const saved = store?.content
+  // A named session's keys expire in a store by the rule its memory does (`--session-ttl`).
+  const sessionTtlMs = parseSessionTtl(given.sessionTtl) ?? 0
+  const store = await openStore({ data, store: storeUrl }, { replicas: storeReplicas, sessionTtlMs })
   let sandbox: SandboxWithHandlers
+  let read: FirstRead | undefined
   try {
     // A saved world is seeded again as it was: at the same instant, with the same clock, in the same scenario.
+    const saved = store?.seededFrom
     sandbox = createFrom(
       saved
         ? {
             ...sandboxOptions,
-            now: sandboxOptions.now ?? saved.seed.seeded_at,
-            clock: saved.seed.clock,
-            scenario: sandboxOptions.scenario ?? saved.seed.scenario,
+            now: sandboxOptions.now ?? saved.seeded_at,
+            clock: saved.clock,
+            scenario: sandboxOptions.scenario ?? saved.scenario,
           }
         : sandboxOptions,
       world,
     )
-    // No live call of its own before it reaches the store the fleet shares.
-    if (storeUrl !== undefined) sandbox.waitForStore()
+    // No live call of its own before it reaches its store (a fleet's: another server's call of the same arrival).
+    if (store) sandbox.waitForStore()
     await sandbox.ready
-    if (store && data !== undefined) {
-      if (saved) await restoreDataFile(sandbox, store, data, saved)
-      else {
-        await store.compact(emptyHeader(worldOf(sandbox)))
-        sandbox.sessions.load([], store)
-      }
-      // A log grown well past its header (or a file of an older version) becomes one header.
-      if (saved?.compact) await store.compact(headerOf(sandbox))
-    }
-    if (storeUrl !== undefined) {
-      // A named session's keys expire in Redis by the rule its memory does (`--session-ttl`).
-      const sessionTtlMs = sandbox.sessions.sessionTtl ?? 0
-      shared = await openShared(sandbox, storeUrl, { replicas: storeReplicas, sessionTtlMs })
-    }
+    if (store) read = await restoreWorld(sandbox, store)
   } catch (error) {
     await store?.close()
     throw error
@@ -145,15 +132,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ? undefined
       : {
           path: data,
-          entries: saved?.logged ?? 0,
-          sessions: saved?.sessions.length ?? 0,
+          entries: read?.logged ?? 0,
+          sessions: read?.sessions.length ?? 0,
           writes: sandbox.writeCount,
         }
   const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
   const listener = await serverListener(
     sandbox,
     { quiet, log, logFormat, allowedHosts, allowedOrigins, metrics: withMetrics },
-    store ?? shared,
+    store,
   )
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
@@ -217,32 +204,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // Writes made in process (a test's addCall, a clock moved) are kept before the file is let go.
       await sandbox.idle().catch(() => undefined)
       await store?.close()
-      await shared?.close()
     },
   }
-}
-
-/**
- * Opens the Redis store a fleet shares, and puts the default session's log
- * back into the sandbox; every session's writes go there from now on.
- * @note The Redis client is imported here only: a server without `--store` loads none of it.
- */
-async function openShared(
-  sandbox: SandboxWithHandlers,
-  url: string,
-  options: RedisStoreOptions,
-): Promise<{ close(): Promise<void>; readonly errors: number }> {
-  const { RedisStore } = await import('./redisStore.js')
-  const { scenario: _, ...world } = worldOf(sandbox)
-  const store = await RedisStore.open(url, world, options)
-  try {
-    sandbox.sessions.load(await store.sessions(), store)
-    await sandbox.catchUp()
-  } catch (error) {
-    await store.close()
-    throw error
-  }
-  return store
 }
 
 /**

@@ -4,8 +4,7 @@ import { Sandbox } from '../sandbox/Sandbox.js'
 import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf } from '../sandbox/snapshot.js'
-import type { LogEntry } from '../schemas/snapshot.js'
-import type { WorldStore } from '../sandbox/WorldStore.js'
+import { SessionStore } from './SessionStore.js'
 import type { KeptSession, Store } from './Store.js'
 import { DEFAULT_SESSION, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
 import { expiresAt, parseSessionTtl } from './expiry.js'
@@ -57,7 +56,7 @@ export class Sessions {
   readonly #default: Session
   #inMemory = 0
   readonly #listeners = new Listeners('a sessions listener')
-  #store: Store | undefined
+  #store = new SessionStore()
   readonly maxSessions: number
   readonly sessionLimit: number
   /** How long a session may go unused before it is forgotten, in milliseconds; undefined: never. */
@@ -138,7 +137,7 @@ export class Sessions {
     resolveOptions(this.#optionsOf(session))
     this.#sessions.set(chosen, session)
     try {
-      await this.#keep(session)
+      await this.#store.keep(session)
     } catch (error) {
       this.#sessions.delete(chosen)
       throw error
@@ -172,7 +171,7 @@ export class Sessions {
   async delete(name: string): Promise<SessionInfo | undefined> {
     const session = this.#sessions.get(name)
     if (!session) return undefined
-    if (this.#store && session.kept) await this.#store.append(name, { ended: true })
+    await this.#store.ended(session)
     if (this.#sessions.get(name) !== session) return undefined
     const info = this.#infoOf(session)
     this.#drop(session)
@@ -198,7 +197,7 @@ export class Sessions {
       const expired = expiry !== undefined && expiry <= now
       if (!expired && !holdsNothing(session)) continue
       this.#drop(session)
-      if (expired && session.kept) this.#store?.forget?.(session.name).catch(() => undefined)
+      if (expired) this.#store.expired(session)
       forgotten.push(session.name)
     }
     if (this.#sessions.size === 0) this.#stopSweeping()
@@ -255,35 +254,8 @@ export class Sessions {
     for (const session of sessions) this.#sessions.set(session.name, session)
     if (sessions.length > 0) this.#startSweeping()
     if (!store) return
-    this.#store = store
-    this.base.keepWritesIn(this.worldStore(DEFAULT_SESSION)!)
-  }
-
-  /** The store's part for one session's world: the session is made known to the store by its first entry. */
-  worldStore(name: string): WorldStore | undefined {
-    const store = this.#store
-    if (!store) return undefined
-    const kept = store.log?.(name) ?? {
-      append: (entry: LogEntry) => store.append(name, entry),
-      health: () => store.health(),
-    }
-    return {
-      ...kept,
-      append: async (entry) => {
-        // The default session is the store's from the start; another is made known to it by its first entry.
-        const session = this.#sessions.get(name)
-        if (session) await this.#keep(session)
-        await kept.append(entry)
-      },
-    }
-  }
-
-  /** Tells the store of a session it does not know yet. */
-  async #keep(session: Session): Promise<void> {
-    if (!this.#store || session.kept || session.name === DEFAULT_SESSION) return
-    const created_at = new Date(session.createdAt).toISOString()
-    await this.#store.append(session.name, { created: { created_at, options: session.options ?? null } })
-    session.kept = true
+    this.#store = new SessionStore(store)
+    this.base.keepWritesIn(store.log(DEFAULT_SESSION))
   }
 
   /** Calls `listener` after any session changed, was made or was ended. */
@@ -361,13 +333,7 @@ export class Sessions {
 
   /** Makes a session's world from its seed, and puts back what it had when it was put away. */
   async #bringIn(session: Session): Promise<Sandbox> {
-    // Made by another server of a fleet: made as it was there.
-    const elsewhere = session.kept ? undefined : await this.#store?.session?.(session.name)
-    if (elsewhere) {
-      session.options = elsewhere.options ?? undefined
-      session.createdAt = Date.parse(elsewhere.created_at)
-      session.kept = true
-    }
+    await this.#store.madeElsewhere(session)
     const options = this.#optionsOf(session)
     const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
     const { journal, usage } = session
@@ -378,7 +344,7 @@ export class Sessions {
     })
     if (session.saved) await restoreSnapshot(world, session.saved)
     await world.replay(session.entries)
-    const store = this.worldStore(session.name)
+    const store = this.#store.world(session.name, () => this.#sessions.get(session.name))
     if (store) world.keepWritesIn(store)
     // Ended while it was being brought back: it answers what it was asked, and is not kept.
     if (this.#sessions.get(session.name) !== session) {
@@ -428,7 +394,7 @@ export class Sessions {
     session.world = undefined
     this.#inMemory--
     // A store several servers share holds all of it: it comes back from its log there, as other servers left it.
-    if (this.#store?.log) return
+    if (this.#store.shared) return
     if (session.changed) session.saved = snapshotOf(world)
     else if (holdsNothing(session)) this.#sessions.delete(session.name)
   }
