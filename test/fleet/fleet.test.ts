@@ -142,7 +142,7 @@ describe('servers over one Redis store', () => {
         if (answer.status === 201) acknowledged.push(answer.body.data.id)
       }
     })
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    await vi.waitFor(() => expect(acknowledged.length).toBeGreaterThan(10), { timeout: 10_000 })
     cli.child.kill('SIGKILL')
     await Promise.all(writers)
     expect(acknowledged.length).toBeGreaterThan(10)
@@ -169,12 +169,13 @@ describe('servers over one Redis store', () => {
 
     await redis.restart()
     // The client reconnects on its own; the first answers after that are whole again.
-    let after = await createContact(b.url, '+14155550105')
-    for (let attempt = 0; after.status === 503 && attempt < 50; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      after = await createContact(b.url, '+14155550105')
-    }
-    expect(after.status).toBe(201)
+    await vi.waitFor(
+      async () => {
+        const after = await createContact(b.url, '+14155550105')
+        expect(after.status).toBe(201)
+      },
+      { timeout: 10_000, interval: 100 },
+    )
     const phones = (await allContacts(a.url)).map(({ phone }) => phone)
     expect(phones).toEqual(expect.arrayContaining(['+14155550104', '+14155550105']))
     expect(phones.filter((phone) => phone === '+14155550105')).toHaveLength(1)
@@ -184,18 +185,24 @@ describe('servers over one Redis store', () => {
     const [a, b] = [await server(), await server()]
     const acknowledged: string[] = []
     let writing = true
+    let refused = 0
     const writers = [a, b].map(async (target, writer) => {
       for (let i = 0; writing; i++) {
         const answer = await createContact(target.url, `+1417${writer}${String(i).padStart(6, '0')}`)
         if (answer.status === 201) acknowledged.push(answer.body.data.id)
-        else expect(answer.body.error.code).toBe('storage_unavailable')
+        else {
+          expect(answer.body.error.code).toBe('storage_unavailable')
+          refused++
+        }
       }
     })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const moreAcknowledged = async (than: number) =>
+      vi.waitFor(() => expect(acknowledged.length).toBeGreaterThan(than), { timeout: 10_000 })
+    await moreAcknowledged(5)
     await redis.kill()
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await vi.waitFor(() => expect(refused).toBeGreaterThan(0), { timeout: 10_000 })
     await redis.restart()
-    await new Promise((resolve) => setTimeout(resolve, 700))
+    await moreAcknowledged(acknowledged.length + 5)
     writing = false
     await Promise.all(writers)
     expect(acknowledged.length).toBeGreaterThan(10)
@@ -216,8 +223,8 @@ describe('what servers over one Redis store share besides the records', () => {
     await get(a.url, '/v1/calls?limit=2')
     await get(b.url, '/v1/contacts?limit=1')
     await createContact(a.url, '+14155550106')
-    // The journal is written as the answer goes: give the last one a moment to land.
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The journal is written as the answer goes: the last entry lands a moment after the client read the answer.
+    await vi.waitFor(async () => expect((await get(b.url, '/_sandbox/requests')).body.data).toHaveLength(3))
     const [journalA, journalB] = [await get(a.url, '/_sandbox/requests'), await get(b.url, '/_sandbox/requests')]
     expect(journalA.body.data.map(({ path }: { path: string }) => path)).toEqual([
       '/v1/contacts',
@@ -248,8 +255,8 @@ describe('what servers over one Redis store share besides the records', () => {
     const refused = await fetch(`${a.url}/v1/contacts`, { method: 'POST', headers: JSON_AUTH, body: sent })
     expect(refused.status).toBe(422)
     const refusal = await refused.text()
-    // The journal is written as the answer goes: give the last one a moment to land.
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The journal is written as the answer goes: the last entry lands a moment after the client read the answer.
+    await vi.waitFor(async () => expect((await get(b.url, '/_sandbox/requests')).body.data).toHaveLength(2))
     const [refusedEntry, pageEntry] = (await get(b.url, '/_sandbox/requests')).body.data
     expect(pageEntry.response).toMatchObject({ body: pageText.slice(0, 1_024), body_truncated: true })
     expect(refusedEntry.request).toMatchObject({ body: sent, body_truncated: false })
@@ -271,10 +278,9 @@ describe('what servers over one Redis store share besides the records', () => {
     const [a, b] = [await server({ proxy: { upstream: upstream.url } }), await server()]
     const proxied = await get(a.url, '/v1/calls?limit=1')
     expect(proxied.status).toBe(200)
-    // The journal is written as the answer goes: give it a moment to land.
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The journal is written as the answer goes: the entry lands a moment after the client read the answer.
+    await vi.waitFor(async () => expect((await get(b.url, '/_sandbox/requests')).body.data).toHaveLength(1))
     const journal = (await get(b.url, '/_sandbox/requests')).body.data
-    expect(journal).toHaveLength(1)
     expect(journal[0]).toMatchObject({
       path: '/v1/calls',
       status: 200,
