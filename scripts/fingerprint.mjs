@@ -97,8 +97,8 @@ async function fingerprint() {
         return ids.get(id)
       })
       .replace(/"duration_ms":[0-9.]+/g, '"duration_ms":0')
-      // A session's created_at and last_used_at are the wall clock's, not the sandbox's.
-      .replace(/"(created_at|last_used_at)":"[^"]+"/g, '"$1":"(wall clock)"')
+      // A session's created_at, last_used_at and expires_at are the wall clock's, not the sandbox's.
+      .replace(/"(created_at|last_used_at|expires_at)":"[^"]+"/g, '"$1":"(wall clock)"')
   const seen = []
   const hash = createHash('sha256')
   const lines = []
