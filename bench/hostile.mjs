@@ -18,7 +18,17 @@ const PATH_LENGTHS = QUICK ? [8_000] : [8_000, 60_000]
 /** A request still unanswered after this is reported as such, not waited for. */
 const GIVE_UP_MS = 120_000
 
-/** One request on a fresh connection: status, headers, body size and time; `timedOut` past GIVE_UP_MS. */
+/**
+ * What `send` got: a status (0 when none came), headers, body size and time; `timedOut` past GIVE_UP_MS.
+ * @typedef {{ status: number, ms: number, headers?: import('node:http').IncomingHttpHeaders, bytes?: number, timedOut?: boolean, error?: string }} Answer
+ */
+
+/**
+ * One request on a fresh connection.
+ * @param {string} url
+ * @param {{ method?: string, path: string, headers?: Record<string, string>, body?: string }} request
+ * @returns {Promise<Answer>}
+ */
 function send(url, { method = 'GET', path, headers = {}, body }) {
   const target = new URL(url)
   const started = performance.now()
@@ -31,7 +41,12 @@ function send(url, { method = 'GET', path, headers = {}, body }) {
           bytes += chunk.length
         })
         response.on('end', () =>
-          resolve({ status: response.statusCode, headers: response.headers, bytes, ms: performance.now() - started }),
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            bytes,
+            ms: performance.now() - started,
+          }),
         )
       },
     )
@@ -39,16 +54,20 @@ function send(url, { method = 'GET', path, headers = {}, body }) {
       sent.destroy()
       resolve({ status: 0, timedOut: true, ms: performance.now() - started })
     })
-    sent.on('error', (error) => resolve({ status: 0, error: error.code, ms: performance.now() - started }))
+    sent.on('error', (error) =>
+      resolve({ status: 0, error: /** @type {NodeJS.ErrnoException} */ (error).code, ms: performance.now() - started }),
+    )
     sent.end(body)
   })
 }
 
+/** @param {import('./children.mjs').Child} child */
 function rssMb(child) {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024
 }
 
+/** @param {number} ms */
 const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`)
 
 async function longPaths() {
@@ -99,7 +118,7 @@ async function metricsSize() {
   }
   const metrics = await send(url, { path: '/_sandbox/metrics' })
   console.log(
-    `metrics after ${METRIC_NAMES.toLocaleString('en')} session names: ${(metrics.bytes / 1024).toFixed(0)} KiB (status ${metrics.status}); RSS ${rssMb(child).toFixed(0)} MB`,
+    `metrics after ${METRIC_NAMES.toLocaleString('en')} session names: ${((metrics.bytes ?? 0) / 1024).toFixed(0)} KiB (status ${metrics.status}); RSS ${rssMb(child).toFixed(0)} MB`,
   )
   child.kill('SIGKILL')
 }
@@ -115,6 +134,7 @@ async function otherOrigin() {
     path: '/v1/me',
     headers: { ...page, Authorization: 'Bearer sk_sandbox_all' },
   })
+  /** @param {Answer} answer */
   const readable = (answer) =>
     `${answer.status}${answer.headers?.['access-control-allow-origin'] ? `, Access-Control-Allow-Origin: ${answer.headers['access-control-allow-origin']}` : ''}`
   console.log(`a page of another origin: reads the journal: ${readable(journal)}`)

@@ -4,7 +4,11 @@
 // For a child process of the bench, on Node 24 (msw 3 needs 22.12 or later):
 //
 //   node24 --import ./bench/msw3.mjs bench/baselines.mjs in-process
-import { registerHooks } from 'node:module'
+import module from 'node:module'
+
+// registerHooks is Node 22.15's (the @types/node of the project are Node 20's): this file runs on Node 24 only.
+/** @type {(hooks: { resolve(specifier: string, context: unknown, nextResolve: (specifier: string, context: unknown) => unknown): unknown }) => void} */
+const registerHooks = /** @type {any} */ (module).registerHooks
 
 registerHooks({
   resolve(specifier, context, nextResolve) {

@@ -28,7 +28,7 @@ async function journalMemory() {
       body,
     })
     const response = await answer(sandbox, request)
-    if (response.status !== 201) throw new Error(`POST /v1/contacts: ${response.status}`)
+    if (response?.status !== 201) throw new Error(`POST /v1/contacts: ${response?.status}`)
     await response.arrayBuffer()
   }
   const after = heap()
@@ -39,7 +39,8 @@ async function main() {
   const rows = []
   const counted = await serve([])
   const plain = await serve(['--no-metrics'])
-  const [withRates, withoutRates] = [[], []]
+  /** @type {number[][]} */
+  const [withRates = [], withoutRates = []] = [[], []]
   for (let round = 0; round < ROUNDS; round++) {
     withoutRates.push(await readRate([plain.url]))
     withRates.push(await readRate([counted.url]))
@@ -58,7 +59,7 @@ async function main() {
   rows.push({
     what: 'journal after 10,000 POSTs with 2 KiB bodies: entries kept, their bytes, the heap grown (records too)',
     value: `${journal.size} entries, ${(journal.bytes / 1024 / 1024).toFixed(1)} MiB`,
-    baseline: `cap ${journal.capacity} entries, ${journal.maxBytes / 1024 / 1024} MiB`,
+    baseline: `cap ${journal.capacity} entries, ${journal.budget.maxBytes / 1024 / 1024} MiB`,
     ratio: '',
     'per request': `${(grown / 1024 / 1024).toFixed(1)} MiB heap grown in all`,
   })

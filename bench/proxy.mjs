@@ -14,11 +14,16 @@ const WARM_UP = 300
 const ROUNDS = 1_500
 
 /** A CLI in a process of its own: its URL. Its compile cache is off: it would outlive the bench in the temp folder. */
+/** @param {string[]} args */
 async function serveAt(args) {
   return (await serve(args, { env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' } })).url
 }
 
-/** One request, read to its end: its time in milliseconds. */
+/**
+ * One request, read to its end: its time in milliseconds.
+ * @param {string} url
+ * @param {(response: Response, body: ArrayBuffer) => void} check
+ */
 async function timed(url, check) {
   const started = performance.now()
   const response = await fetch(url, { headers: HEADERS })
@@ -45,7 +50,9 @@ try {
     await direct()
     await proxied()
   }
+  /** @type {number[]} */
   const directs = []
+  /** @type {number[]} */
   const proxieds = []
   for (let i = 0; i < ROUNDS; i++) {
     // Alternated: A, B, B, A, ... so that neither always goes first.
@@ -59,7 +66,7 @@ try {
   }
   // Each round's two requests ran side by side: their difference is what the proxy added, whatever the machine did
   // meanwhile.
-  const added = median(proxieds.map((proxiedMs, i) => proxiedMs - directs[i]))
+  const added = median(proxieds.map((proxiedMs, i) => proxiedMs - (directs[i] ?? 0)))
   console.log('\nProxy mode: GET /v1/calls?limit=50, one request at a time, medians of %d each', ROUNDS)
   console.table([
     { what: 'straight to the upstream sandbox (ms)', median: median(directs).toFixed(2) },

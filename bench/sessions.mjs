@@ -7,25 +7,35 @@ import { median } from './median.mjs'
 
 const NOW = '2026-11-20T12:00:00Z'
 const KEY = { Authorization: 'Bearer sk_sandbox_all' }
+// Run with --expose-gc (npm run bench does): without it, this throws rather than measuring without a GC.
+const collectGarbage = /** @type {() => void} */ (globalThis.gc)
+/** @param {number} bytes */
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 /** RSS and heap after a full collection. */
 const memory = () => {
-  globalThis.gc()
+  collectGarbage()
   const { rss, heapUsed } = process.memoryUsage()
   return `${mb(rss)} (heap ${mb(heapUsed)})`
 }
 
+/**
+ * @param {import('call-sandbox').SandboxWithHandlers} sandbox
+ * @param {string} path
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string }} [init]
+ */
 async function ask(sandbox, path, init = {}) {
   const response = await answer(
     sandbox,
     new Request(`http://bench.local${path}`, { ...init, headers: { ...KEY, ...init.headers } }),
     sandbox.sessions,
   )
-  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+  if (!response || response.status >= 300) throw new Error(`${path}: ${response?.status} ${await response?.text()}`)
   return response.text()
 }
 
+/** @type {Record<string, string>[]} */
 const rows = []
+/** @param {string} what @param {number} value @param {number | undefined} baseline */
 const row = (what, value, baseline, note = '') =>
   rows.push({
     what,
@@ -64,6 +74,7 @@ row(
 )
 
 // Per request: a session path against the bare root, same page, in alternating batches.
+/** @param {string} path */
 const batch = async (path) => {
   const start = performance.now()
   for (let i = 0; i < 200; i++) await ask(server, path)
@@ -91,6 +102,7 @@ for (const which of ['writes', 'flood']) {
 console.table(rows)
 
 /** A memory figure, in a process of its own so that no other figure's worlds are in its heap. */
+/** @param {string | undefined} which */
 async function memoryFigure(which) {
   if (which === 'writes') {
     // 1,000 sessions used in turn, each writing a contact, so each is put away (not forgotten) past the cap.

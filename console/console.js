@@ -10,6 +10,7 @@ const TOKEN_KEY = 'call-sandbox-admin-token'
 /** @typedef {import('../src/schemas/index.js').ErrorEnvelope['error']} ApiError */
 /** @typedef {import('../src/schemas/index.js').FieldError} FieldError */
 /** @typedef {'calls' | 'contacts' | 'leads' | 'appointments'} RecordKind */
+/** @typedef {import('../src/schemas/index.js').Choices} Choices */
 /**
  * A refusal's `details`: what a 403 lacks, the nearest name to an unknown one, or a 422's bad fields.
  * @typedef {{ required_scope?: string, key_scopes: string[], did_you_mean?: string } & FieldError[]} RefusalDetails
@@ -110,6 +111,32 @@ function askToken() {
 async function api(path, key) {
   const response = await fetch(root + path, { headers: { Authorization: `Bearer ${key}` } })
   return { status: response.status, body: await response.json() }
+}
+
+/**
+ * What the forms offer (kinds and their columns, call statuses, reasons, scenarios), from the sandbox itself
+ * (`GET /_sandbox/choices`), so that the console never offers a value the sandbox refuses.
+ */
+/** @type {Choices} */
+let choices = { kinds: [], call_statuses: [], scenarios: [], organizations: [] }
+async function loadChoices() {
+  const { status, body } = /** @type {Answer<Choices>} */ (await control('/_sandbox/choices'))
+  if (status !== 200) {
+    $('#control-result').replaceChildren(reasonOf(body.error))
+    return
+  }
+  choices = body.data
+  /** @param {string} name @param {readonly string[]} values */
+  const fill = (name, values) => $(`[data-choices="${name}"]`).append(...values.map((value) => el('option', {}, value)))
+  fill(
+    'kinds',
+    choices.kinds.map(({ kind }) => kind),
+  )
+  fill('scenarios', choices.scenarios)
+  fill('call_statuses', choices.call_statuses)
+  // A simulated call without organization_id rings the first organization: its reasons are the ones to suggest.
+  const reasons = choices.organizations[0]?.reasons ?? []
+  $('#reasons').replaceChildren(...reasons.map((reason) => el('option', { value: reason })))
 }
 
 // Tabs: the keyboard moves between them (arrows), the hash remembers the one open.
@@ -319,12 +346,7 @@ async function refreshWorld(append = false) {
   }
   worldCursor = body.next_cursor
   $('#world-more').hidden = !body.has_more
-  const columns = {
-    calls: ['created_at', 'caller_name', 'status', 'summary'],
-    contacts: ['created_at', 'name', 'phone', 'email'],
-    leads: ['created_at', 'caller_name', 'status', 'urgency'],
-    appointments: ['appointment_date', 'caller_name', 'status', 'service_type'],
-  }[kind]
+  const { columns } = /** @type {Choices['kinds'][number]} */ (choices.kinds.find((choice) => choice.kind === kind))
   const thead = /** @type {HTMLElement} */ (list.querySelector('thead'))
   thead.replaceChildren(el('tr', {}, ...columns.map((column) => el('th', {}, column))))
   const rows = body.data.map((record) =>
@@ -484,6 +506,7 @@ const refresh = {
   sessions: refreshSessions,
   usage: refreshUsage,
 }
+await loadChoices()
 openTab(location.hash.slice(1) in refresh ? location.hash.slice(1) : 'requests')
 setInterval(() => {
   if (!$('#requests').hidden) refreshRequests()

@@ -105,6 +105,11 @@ describe('the console', () => {
     const clock = await (await fetch(`${server.url}/_sandbox/clock`)).json()
     expect(clock.data.now).toBe('2026-11-20T13:00:00.000Z')
 
+    // The call form offers what the sandbox takes (GET /_sandbox/choices), never a status of its own.
+    const choices = (await (await fetch(`${server.url}/_sandbox/choices`)).json()).data
+    const statuses = page.locator('#call-form select[name=status] option')
+    await expect.poll(() => statuses.allTextContents()).toEqual(['default', ...choices.call_statuses])
+    expect(await page.locator('#reasons option').count()).toBe(choices.organizations[0].reasons.length)
     await page.getByLabel('Caller phone').fill('+14155550188')
     await page.getByRole('button', { name: 'Ring' }).click()
     const rung = page.locator('#control-result [data-call-id]')

@@ -3,7 +3,7 @@
  * be this machine (no header fakes it); an allowed page is named as browsers serialise its origin; the command takes
  * its admin token from the environment, out of sight of `ps`.
  */
-import { type IncomingMessage, request as sendRequest, type Server } from 'node:http'
+import { request as sendRequest, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ErrorEnvelope } from '../src/index.js'
@@ -17,8 +17,8 @@ const APP_PAGE = 'http://localhost:5173'
 const OTHER_MACHINE = '192.0.2.7'
 
 /** What the guard reads of a request: its peer address and headers. */
-function requestFrom(remoteAddress: string | undefined, headers: Record<string, string> = {}): IncomingMessage {
-  return { socket: { remoteAddress }, headers } as unknown as IncomingMessage
+function requestFrom(peer: string | undefined, headers: Record<string, string> = {}): [string | undefined, Headers] {
+  return [peer, new Headers(headers)]
 }
 
 describe('the guard without an admin token, by the peer address', () => {
@@ -28,7 +28,7 @@ describe('the guard without an admin token, by the peer address', () => {
     'refuses a peer at %s with 403 client_not_allowed, whatever the Host says, naming the admin token',
     (peer) => {
       for (const host of ['localhost', '127.0.0.1:4010', '[::1]']) {
-        const refusal = access.refusal(requestFrom(peer, { host }), '/_sandbox/reset')
+        const refusal = access.refusal(...requestFrom(peer, { host }), '/_sandbox/reset')
         expect(refusal).toMatchObject({ code: 'client_not_allowed', status: 403, type: 'permission_error' })
         expect(refusal?.message).toContain('CALL_SANDBOX_ADMIN_TOKEN or --admin-token')
       }
@@ -38,24 +38,24 @@ describe('the guard without an admin token, by the peer address', () => {
   it.each(['127.0.0.1', '127.9.8.7', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2'])(
     'lets a peer at %s (this machine) through',
     (peer) => {
-      expect(access.refusal(requestFrom(peer, { host: 'localhost' }), '/_sandbox/reset')).toBeUndefined()
+      expect(access.refusal(...requestFrom(peer, { host: 'localhost' }), '/_sandbox/reset')).toBeUndefined()
     },
   )
 
   it.each(['/_sandbox/live', '/_sandbox/ready', '/sessions/ci-1/_sandbox/ready', '/v1/me', '/openapi.json'])(
     'leaves %s open to another machine',
     (path) => {
-      expect(access.refusal(requestFrom(OTHER_MACHINE), path)).toBeUndefined()
+      expect(access.refusal(...requestFrom(OTHER_MACHINE), path)).toBeUndefined()
     },
   )
 
   it('guards a session’s control plane too', () => {
-    const refusal = access.refusal(requestFrom(OTHER_MACHINE), '/sessions/ci-1/_sandbox/requests')
+    const refusal = access.refusal(...requestFrom(OTHER_MACHINE), '/sessions/ci-1/_sandbox/requests')
     expect(refusal?.code).toBe('client_not_allowed')
   })
 
   it('leaves the peer to the token when there is one', () => {
-    expect(controlAccess('admin-s3cret').refusal(requestFrom(OTHER_MACHINE), '/_sandbox/reset')).toBeUndefined()
+    expect(controlAccess('admin-s3cret').refusal(...requestFrom(OTHER_MACHINE), '/_sandbox/reset')).toBeUndefined()
   })
 })
 

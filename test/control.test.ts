@@ -919,6 +919,7 @@ describe.each(named)('the admin token, %s', (_name, make) => {
     ['GET', '/_sandbox/clock'],
     ['POST', '/_sandbox/clock'],
     ['GET', '/_sandbox/scenarios'],
+    ['GET', '/_sandbox/choices'],
   ])('%s %s answers 401 without the token or with another, and works with it', async (method, path) => {
     const before = api.sandbox.health()
     for (const key of [null, 'sk_sandbox_all', 'admin-token-for-test', `${TOKEN}x`]) {

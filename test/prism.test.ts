@@ -273,6 +273,7 @@ const samples: Sample[] = [
     status: 200,
   },
   { name: 'GET /_sandbox/scenarios', path: () => '/_sandbox/scenarios', key: null, status: 200 },
+  { name: 'GET /_sandbox/choices', path: () => '/_sandbox/choices', key: null, status: 200 },
   { name: 'GET /_sandbox/requests', path: () => '/_sandbox/requests?limit=5', key: null, status: 200 },
   { name: 'GET /_sandbox/usage', path: () => '/_sandbox/usage', key: null, status: 200 },
   {

@@ -5,7 +5,10 @@ import { CLOCK_RANGE, inRange, rangeText } from '../schemas/instantRange.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { businessTypes } from '../world/fixtures.js'
 import {
+  Choices,
   ClockRequest,
+  KINDS,
+  RESOURCES,
   ClockState,
   DriftReport,
   Health,
@@ -48,7 +51,7 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
       message: `organization_id must be one of the sandbox's organizations: ${known}`,
     })
   } else if (reason !== undefined && SimulateCallRequest.shape.reason.safeParse(reason).success) {
-    const reasons = businessTypes.get(organization.business_type)!.reasons.map(({ id }) => id)
+    const reasons = reasonsOf(organization.business_type)
     if (!reasons.includes(reason as string)) {
       details.push({
         field: 'reason',
@@ -58,6 +61,25 @@ function simulatedCallProblems(sandbox: Sandbox, fields: Record<string, unknown>
     }
   }
   return details
+}
+
+/** The reasons a caller of this business type may ring for: `POST /_sandbox/calls`'s `reason`. */
+function reasonsOf(businessType: string): string[] {
+  return businessTypes.get(businessType)!.reasons.map(({ id }) => id)
+}
+
+function choicesOf(sandbox: Sandbox): Choices {
+  return {
+    kinds: KINDS.map((kind) => ({ kind, columns: [...RESOURCES[kind].columns] })),
+    call_statuses: SimulateCallRequest.shape.status.unwrap().options,
+    scenarios: ResetRequest.shape.scenario.unwrap().options,
+    organizations: sandbox.organizations.map(({ organization_id, organization_name, business_type }) => ({
+      organization_id,
+      organization_name,
+      business_type,
+      reasons: reasonsOf(business_type),
+    })),
+  }
 }
 
 /** The control plane, under `/_sandbox/`: what a test or a developer does to the sandbox itself. */
@@ -232,5 +254,17 @@ export const controlRoutes: readonly Endpoint[] = [
         })),
       },
     }),
+  }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/_sandbox/choices',
+    requires: 'admin token',
+    summary: 'The choices the console offers',
+    description:
+      "The values the control plane's bodies take (call statuses, reasons by organization, scenarios) and the kinds of record the API lists, each with the fields the console shows: what the console at `/_sandbox/console/` offers, never a value the sandbox refuses.",
+    pathParams: NoPath,
+    query: NoQuery,
+    response: RecordEnvelope(Choices),
+    answer: ({ sandbox }) => ({ body: { data: choicesOf(sandbox) } }),
   }),
 ]

@@ -2,7 +2,8 @@ import { http, type RequestHandler } from 'msw'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { Sessions } from '../sessions/Sessions.js'
-import { answer, sandboxPath } from './answer.js'
+import { answer } from './answer.js'
+import { sandboxPath } from './dispatch.js'
 
 /**
  * The sandbox's MSW handlers: one handler for every request to the sandbox

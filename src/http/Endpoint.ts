@@ -55,12 +55,15 @@ export interface ProxyControls {
   clear(): void
 }
 
-/** What an endpoint's `answer` gets: the request and its parsed inputs, and the key for an API endpoint. */
+/**
+ * What an endpoint's `answer` gets: the request and its parsed inputs, and the key: always for an API endpoint, none
+ * for an endpoint that takes no key.
+ */
 export type EndpointInput<Path, Query, Body, R extends Requirement> = RequestContext & {
   params: Path
   query: Query
   body: Body
-} & (R extends { scope: unknown } ? { apiKey: ApiKey } : unknown)
+} & (R extends { scope: unknown } ? { apiKey: ApiKey } : { apiKey?: undefined })
 
 /** A successful answer; the pipeline adds `meta` and the headers every answer carries. */
 export interface Outcome {

@@ -1,14 +1,12 @@
-import { publicKeysOf, shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
-import { keptBody, keptHeaders } from '../sandbox/Journal.js'
-import { requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
+import { publicKeysOf, shownCredential } from '../sandbox/credentials.js'
+import type { NextFaults } from '../sandbox/Faults.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 import { bearerToken } from './bearerToken.js'
-import { bodyRead } from './body.js'
-import { type ApiEndpoint, type RequestContext, scopeOf, successStatusOf } from './Endpoint.js'
+import { type ApiEndpoint, type Endpoint, type RequestContext, scopeOf, successStatusOf } from './Endpoint.js'
+import { journalEntry } from './journalEntry.js'
 import { isApiPath } from './paths.js'
 import type { Plane, PlaneSteps } from './pipeline.js'
 import { forcedError, type Preferences, parsePrefer } from './prefer.js'
@@ -20,9 +18,9 @@ import { routes } from './routes.js'
  * order:
  *
  * faults drawn → rate limit token taken → latency → (path, method) → key
- * (401) → rate limit (429) → `Prefer` (400, then a forced status) →
- * simulated failure → scope (403) → (parameters, body, endpoint) → rate
- * limit headers → journal and usage report.
+ * (401) → rate limit (429) → `Prefer` (400, its delay, then a forced
+ * status) → simulated failure → scope (403) → (parameters, body, endpoint)
+ * → rate limit headers, `Preference-Applied` → journal and usage report.
  *
  * @note Faults come first, before anything about the request is known:
  * every request draws its latency and failure from the seed's stream, a 404
@@ -35,58 +33,80 @@ export const API: Plane = {
   owns: isApiPath,
   endpoints: routes,
   emptyBody: 'refused',
-  steps: apiSteps,
+  steps: (context) => new ApiSteps(context),
 }
 
-function apiSteps(context: RequestContext): PlaneSteps {
-  const { sandbox, request } = context
-  const authorization = request.headers.get('authorization')
-  const token = bearerToken(authorization)
-  // The key the request carries, when it is one: its rate limit bucket and its line in the usage report.
-  const presented = token === null ? undefined : sandbox.apiKey(token)
-  let faults: ReturnType<Sandbox['nextFaults']> | undefined
-  let rateLimit: RateLimitState | undefined
-  let preferences: Preferences = { applied: [] }
-  return {
-    async beforeRoute() {
-      // Faults of the sandbox's own, drawn before anything else (see the note above), and the rate limit token.
-      faults = sandbox.nextFaults()
-      rateLimit = sandbox.rateLimiter?.take(presented?.key ?? ANONYMOUS)
-      await sleep(faults.latencyMs)
-    },
-    async authenticate(endpoint) {
-      const route = endpoint as ApiEndpoint
-      // The key; a key over its rate limit stops here.
-      const apiKey = authenticate(sandbox, authorization, token, presented)
-      if (rateLimit?.exceeded) throw rateLimited(rateLimit)
+/** The API's steps for one request, and what each learns for the next: its faults, its rate limit, its `Prefer`. */
+class ApiSteps implements PlaneSteps {
+  readonly #context: RequestContext
+  readonly #authorization: string | null
+  readonly #token: string | null
+  /** The key the request carries, when it is one: its rate limit bucket and its line in the usage report. */
+  readonly #presented: ApiKey | undefined
+  #faults: NextFaults = NO_FAULTS
+  #rateLimit: RateLimitState | undefined
+  #preferences: Preferences = NO_PREFERENCES
 
-      // Faults the request asked for (Prefer), then the sandbox's simulated failures.
-      preferences = parsePrefer(request.headers.get('prefer'), route)
-      await sleep(preferences.delay ?? 0)
-      if (preferences.code !== undefined && preferences.code !== successStatusOf(route))
-        throw forcedError(preferences.code, { sandbox, route, apiKey, endpoints: routes })
-      if (faults?.failure) throw forcedError(faults.failure, { sandbox, route, apiKey, endpoints: routes })
+  constructor(context: RequestContext) {
+    this.#context = context
+    this.#authorization = context.request.headers.get('authorization')
+    this.#token = bearerToken(this.#authorization)
+    this.#presented = this.#token === null ? undefined : context.sandbox.apiKey(this.#token)
+  }
 
-      // The endpoint's scope.
-      authorize(apiKey, route)
-      return apiKey
-    },
-    finish(reply, endpoint) {
-      if (rateLimit) setRateLimitHeaders(reply.headers, rateLimit)
-      if (preferences.applied.length > 0) reply.headers.set('Preference-Applied', preferences.applied.join(', '))
-      // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
-      const entry = journalEntry(sandbox, { ...context, status: reply.status, key: token, reply })
-      const usage = presented && usageOf(context, presented, endpoint as ApiEndpoint | undefined, reply.status)
-      sandbox.recordRequest(entry, usage)
-    },
+  /** Faults of the sandbox's own, drawn before anything else (see the note above), the rate limit token, latency. */
+  async beforeRoute(): Promise<void> {
+    const { sandbox } = this.#context
+    this.#faults = sandbox.nextFaults()
+    this.#rateLimit = sandbox.rateLimiter?.take(this.#presented?.key ?? ANONYMOUS)
+    await sleep(this.#faults.latencyMs)
+  }
+
+  /** The key (401). */
+  authenticate(): ApiKey {
+    return requireKey(this.#context.sandbox, this.#authorization, this.#token, this.#presented)
+  }
+
+  /** A key over its rate limit (429), then the faults it asked for (`Prefer`), then the sandbox's simulated failure. */
+  async admit(endpoint: Endpoint, apiKey: ApiKey): Promise<void> {
+    const route = endpoint as ApiEndpoint
+    const { sandbox, request } = this.#context
+    if (this.#rateLimit?.exceeded) throw rateLimited(this.#rateLimit)
+    this.#preferences = parsePrefer(request.headers.get('prefer'), route)
+    await sleep(this.#preferences.delay ?? 0)
+    const asked = this.#preferences.code
+    if (asked !== undefined && asked !== successStatusOf(route))
+      throw forcedError(asked, { sandbox, route, apiKey, endpoints: routes })
+    if (this.#faults.failure) throw forcedError(this.#faults.failure, { sandbox, route, apiKey, endpoints: routes })
+  }
+
+  /** The endpoint's scope (403). */
+  authorize(endpoint: Endpoint, apiKey: ApiKey): void {
+    requireScope(apiKey, endpoint as ApiEndpoint)
+  }
+
+  /** Whatever the answer: the rate limit headers, the preferences applied, the journal and the usage report. */
+  finish(reply: Reply, endpoint: Endpoint | undefined): void {
+    const context = this.#context
+    if (this.#rateLimit) setRateLimitHeaders(reply.headers, this.#rateLimit)
+    if (this.#preferences.applied.length > 0)
+      reply.headers.set('Preference-Applied', this.#preferences.applied.join(', '))
+    // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
+    const entry = journalEntry(context.sandbox, { ...context, status: reply.status, key: this.#token, reply })
+    const usage =
+      this.#presented && usageOf(context, this.#presented, endpoint as ApiEndpoint | undefined, reply.status)
+    context.sandbox.recordRequest(entry, usage)
   }
 }
+
+const NO_FAULTS: NextFaults = { latencyMs: 0 }
+const NO_PREFERENCES: Preferences = { applied: [] }
 
 /** The rate limit bucket of requests without a valid key. */
 const ANONYMOUS = '(no valid key)'
 
 /** The key the request presented (`token`, looked up once as `presented`), or the 401 that says what is wrong. */
-function authenticate(
+function requireKey(
   sandbox: Sandbox,
   authorization: string | null,
   token: string | null,
@@ -114,7 +134,7 @@ function authenticate(
 const WHERE_KEYS_ARE =
   'They are in the organizations the sandbox was started with (--organizations, or the organizations option), and the server prints them at start-up.'
 
-function authorize(apiKey: ApiKey, route: ApiEndpoint): void {
+function requireScope(apiKey: ApiKey, route: ApiEndpoint): void {
   const scope = scopeOf(route)
   if (scope === null || apiKey.scopes.includes(scope)) return
   const scopes = apiKey.scopes.join(', ') || 'none'
@@ -165,103 +185,4 @@ function secondsUntil(epochMs: number): number {
 
 function sleep(ms: number): Promise<void> {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve()
-}
-
-/**
- * The journal's entry for a request answered at `path` (the API's, or in
- * proxy mode the upstream's): how long it took since `started`, at the
- * sandbox's clock.
- *
- * @example
- * sandbox.journal.record(journalEntry(sandbox, { requestId, request, path, url, status: 200, key: token, started }))
- */
-export function journalEntry(
-  sandbox: Sandbox,
-  {
-    requestId,
-    request,
-    path,
-    url,
-    status,
-    key,
-    started,
-    reply,
-  }: {
-    requestId: string
-    request: Request
-    path: string
-    url: URL
-    status: number
-    /** The Bearer token sent, as sent: the entry shows it as `shownCredential` does. */
-    key: string | null
-    started: number
-    /** The answer, kept with the request's own headers and body. */
-    reply?: Reply
-  },
-): JournalEntry {
-  const { adminToken } = sandbox.options
-  // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
-  const scrubber = requestScrubber(sandbox, request)
-  return {
-    request_id: requestId,
-    method: request.method,
-    path: scrubber.text(path),
-    query: queryOf(url.searchParams, adminToken, scrubber),
-    status,
-    key: key === null ? null : shownCredential(key, adminToken),
-    duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    timestamp: sandbox.clock.iso(),
-    ...(reply && {
-      request: messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber),
-      response: messageOf(reply.headers, reply.body, adminToken, scrubber),
-    }),
-  }
-}
-
-/**
- * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, headers cut as
- * `keptHeaders` cuts them, the body cut at 4 KiB, and the secrets `scrubber` finds replaced. Several `Set-Cookie`s
- * (which `Headers` yields one by one) are each kept, one a line: a cookie's `Expires` has a comma, a header value
- * never has a line break.
- */
-function messageOf(
-  headers: Headers,
-  body: Uint8Array | null,
-  adminToken: string | undefined,
-  scrubber: Scrubber,
-): JournalMessage {
-  // No prototype: a header named constructor or __proto__ is kept like any other.
-  const kept: Record<string, string> = Object.create(null)
-  for (const [sentName, value] of headers) {
-    const name = scrubber.text(sentName)
-    const shown = scrubber.text(shownHeader(sentName, value, adminToken))
-    const earlier = kept[name]
-    kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
-  }
-  const { body: text, body_truncated } = keptBody(body)
-  return {
-    ...keptHeaders(Object.entries(kept)),
-    body: text === null ? null : scrubber.text(text, body_truncated),
-    body_truncated,
-  }
-}
-
-/**
- * The query parameters as the journal keeps them: a repeated one with an array of its values, a credential as
- * `shownParameter` shows it, and the secrets `scrubber` finds replaced, in names and values.
- */
-function queryOf(
-  searchParams: URLSearchParams,
-  adminToken: string | undefined,
-  scrubber: Scrubber,
-): Record<string, string | string[]> {
-  // No prototype: a parameter named __proto__ is kept like any other.
-  const query: Record<string, string | string[]> = Object.create(null)
-  for (const [sentName, sent] of searchParams) {
-    const name = scrubber.text(sentName)
-    const value = scrubber.text(shownParameter(sentName, sent, adminToken))
-    const earlier = query[name]
-    query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
-  }
-  return query
 }

@@ -1,6 +1,7 @@
 import type { KeysetPosition } from '../data/KeysetIndex.js'
 import { hash32 } from '../world/random.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { filterNamesOf, KINDS } from '../schemas/registry.js'
 
 /** What a cursor is bound to: it is valid only for the same three. */
 export interface CursorBinding {
@@ -39,8 +40,10 @@ export function decodeCursor(cursor: string, binding: CursorBinding, secret: str
   }
   if (key !== short(binding.key)) throw invalid('The cursor was issued for another API key.')
   if (filters !== short(binding.filters)) {
+    const kind = KINDS.find((one) => one === binding.endpoint)
+    const names = kind === undefined ? 'filters and since' : filterNamesOf(kind)
     throw invalid(
-      'The cursor was issued for other filters. Send the same status, urgency, phone and since with every page; only limit may change.',
+      `The cursor was issued for other filters. Send the same ${names} with every page; only limit may change.`,
     )
   }
   return { t, id }

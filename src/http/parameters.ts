@@ -9,7 +9,7 @@ import { nearest } from './nearest.js'
  * the order the endpoint declares them.
  *
  * @example
- * parseQuery({ method: 'GET', path: '/v1/calls', query: ListCallsQuery }, url.searchParams) // { limit: 2 }
+ * parseQuery({ method: 'GET', path: '/v1/calls', query: LIST_QUERIES.calls }, url.searchParams) // { limit: 2 }
  */
 export function parseQuery(
   route: { method: string; path: string; query: z.ZodObject },
@@ -42,7 +42,7 @@ export function parseQuery(
  * Values of present parameters, each parsed by its own schema; the first bad one is a 400 naming it.
  *
  * @example
- * parseValues(CallPath, { call_id: '3F2B8C1E-9D4A-4E7B-8C2F-1A2B3C4D5E6F' }) // lower-cased
+ * parseValues(recordPath('calls'), { call_id: '3F2B8C1E-9D4A-4E7B-8C2F-1A2B3C4D5E6F' }) // lower-cased
  */
 export function parseValues(schema: z.ZodObject, raw: Record<string, string>): Record<string, unknown> {
   const values: Record<string, unknown> = {}

@@ -30,11 +30,19 @@ export interface Plane {
   steps(context: RequestContext): PlaneSteps
 }
 
+/**
+ * A plane's own steps for one request, each at its place in the contract's order; an object per request, so that
+ * what one step learns (the API's faults, rate limit and `Prefer`) is a field the next one reads.
+ */
 export interface PlaneSteps {
-  /** Before the endpoint is known (the API: faults and the rate limit token, so that a 404 meets them too). */
+  /** Before the endpoint is known (the API: faults, the rate limit token and latency, so that a 404 meets them too). */
   beforeRoute?(): Promise<void>
-  /** Who calls: the API key the endpoint needs, the admin token, or nobody in particular. */
-  authenticate(endpoint: Endpoint): ApiKey | undefined | Promise<ApiKey | undefined>
+  /** Who calls (401): the API key the endpoint needs, the admin token, or nobody in particular. */
+  authenticate(endpoint: Endpoint): ApiKey | undefined
+  /** What stops a known caller before its scope is looked at (the API: 429, `Prefer`, simulated failures). */
+  admit?(endpoint: Endpoint, apiKey: ApiKey | undefined): Promise<void>
+  /** Whether the caller may call this endpoint (the API: the key's scope, 403). */
+  authorize?(endpoint: Endpoint, apiKey: ApiKey | undefined): void
   /** Once answered, whatever the answer (the API: rate limit headers, the journal, the usage report). */
   finish?(reply: Reply, endpoint: Endpoint | undefined): void
 }
@@ -51,8 +59,8 @@ export function openSteps(): PlaneSteps {
  * contract's order of checks, one step a comment below:
  *
  * world ready and caught up with its store → the plane's steps before routing → path (404) → method
- * (405) → the plane's authentication (401, and for the API 429, `Prefer`,
- * simulated failures, 403) → path values and query (400) → body
+ * (405) → who calls (401) → what stops it first (the API's 429, `Prefer`,
+ * simulated failures) → its scope (403) → path values and query (400) → body
  * (415/400/413/422) → the endpoint (its record 404, its conflict 409) →
  * envelope → the plane's last steps.
  *
@@ -78,8 +86,10 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     const match = matchRoute(plane.endpoints, request.method, context.path, plane.listed)
     endpoint = match.route
 
-    // Who calls, as the plane checks it.
-    const apiKey = await steps.authenticate(endpoint)
+    // Who calls (401), what stops it before its scope is looked at (429, Prefer, simulated failures), its scope (403).
+    const apiKey = steps.authenticate(endpoint)
+    await steps.admit?.(endpoint, apiKey)
+    steps.authorize?.(endpoint, apiKey)
 
     // Parameters: path values, then the query string.
     const params = parseValues(endpoint.pathParams, match.pathValues)
@@ -96,7 +106,7 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     // since=meta.timestamp misses nothing.
     const now = sandbox.clock.now()
     if (plane.needsWorld !== false) await sandbox.settle(now)
-    const outcome = await endpoint.answer({ ...context, params, query, body, apiKey } as never)
+    const outcome = await endpoint.answer({ ...context, params, query, body, apiKey })
     const status = outcome.status ?? successStatusOf(endpoint)
     if (outcome.text !== undefined) reply = textReply(requestId, status, outcome.text, outcome.headers)
     else if (outcome.meta === false) reply = jsonReply(requestId, status, outcome.body, outcome.headers)

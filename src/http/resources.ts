@@ -1,10 +1,11 @@
 import type { z } from 'zod'
-import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../schemas/stored.js'
+import type { StoredCall, StoredRecords } from '../schemas/stored.js'
 import {
-  Appointment,
+  byKind,
   Call,
-  Contact,
-  Lead,
+  type Kind,
+  RESOURCES,
+  type ResourceOf,
   type CallWithMessages,
   type Message,
   type Organization,
@@ -41,9 +42,16 @@ export function toCallWithMessages(record: StoredCall, messages: Message[], now:
   return { ...toCall(record, now), messages }
 }
 
-export const toContact: (record: StoredContact) => Contact = projector(Contact)
-export const toLead: (record: StoredLead) => Lead = projector(Lead)
-export const toAppointment: (record: StoredAppointment) => Appointment = projector(Appointment)
+const projections = byKind((kind) => projector(RESOURCES[kind].resource))
+
+/** A stored record of `kind` as its resource: the fields of the kind's schema in the registry. */
+export function resourceOf<K extends Kind>(kind: K): (record: StoredRecords[K]) => ResourceOf<K> {
+  return projections[kind] as unknown as (record: StoredRecords[K]) => ResourceOf<K>
+}
+
+export const toContact = resourceOf('contacts')
+export const toLead = resourceOf('leads')
+export const toAppointment = resourceOf('appointments')
 
 /** `GET /v1/me`: the key's organization and the key's scopes. */
 export function toOrganization(organization: OrganizationFixture, scopes: readonly Scope[]): Organization {

@@ -11,6 +11,8 @@ import { finishReading } from './body.js'
 import { SESSION_PREFIX, SESSIONS_PATH } from './paths.js'
 import { bodyBytes } from './RawJson.js'
 
+const encoder = new TextEncoder()
+
 /**
  * What the sandbox sends back to one request: a status, headers and the
  * body's bytes (none for a bodyless answer).
@@ -86,7 +88,7 @@ export function textReply(
   text: string,
   headers: Record<string, string> = {},
 ): Reply {
-  return replyOf(requestId, status, new TextEncoder().encode(text), headers)
+  return replyOf(requestId, status, encoder.encode(text), headers)
 }
 
 /**

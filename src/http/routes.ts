@@ -1,113 +1,87 @@
 import type { z } from 'zod'
 import type { Filters } from '../data/Database.js'
 import { positionOf } from '../data/KeysetIndex.js'
-import type { Kind, StoredRecords } from '../schemas/stored.js'
+import type { StoredRecords } from '../schemas/stored.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import {
-  Appointment,
-  Call,
-  CallPath,
   CallWithMessages,
   Contact,
-  ContactPath,
   CreateContactRequest,
   DEFAULT_LIMIT,
+  KINDS,
+  type Kind,
   LIST_FILTERS,
-  ListAppointmentsQuery,
-  ListCallsQuery,
-  ListContactsQuery,
+  LIST_QUERIES,
   ListEnvelope,
-  ListLeadsQuery,
-  Lead,
   NoPath,
   NoQuery,
   Organization,
   RecordEnvelope,
-  type Scope,
+  RESOURCES,
+  readScopeOf,
+  recordPath,
 } from '../schemas/index.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
-import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from './resources.js'
+import { resourceOf, toCall, toCallWithMessages, toContact, toOrganization } from './resources.js'
 import { jsonOf } from './RawJson.js'
 import { type ApiEndpoint, defineEndpoint } from './Endpoint.js'
 
-/** The API's endpoints, in the order of the spec. */
-export const routes: readonly ApiEndpoint[] = [
-  listRoute({
-    kind: 'calls',
-    requires: { scope: 'calls:read' },
-    summary: 'List calls',
-    query: ListCallsQuery,
-    resource: Call,
+/*
+ * The API's endpoints, made from the registry of resources (src/schemas/registry.ts): each kind's list, and its
+ * one-record read where the registry names one. What is particular to a kind is written here only where it differs
+ * from a projection of its schema: a call's clock and messages, the contact a key may create, the key's own account.
+ */
+
+/** How a kind's records show, where not as their schema's fields as stored. */
+const SHOWN: { [K in Kind]?: Shown<K> } = {
+  calls: {
     // A live call's duration counts up with the clock: its text is made anew each time.
-    toResource: (call, sandbox) =>
+    inList: (call, sandbox) =>
       call.ended_at === null ? toCall(call, sandbox.clock.now()) : jsonOf(call, () => toCall(call, 0)),
-  }),
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/calls/:call_id',
-    requires: { scope: 'calls:read' },
-    summary: 'Get a call with its messages',
-    pathParams: CallPath,
-    query: NoQuery,
-    response: RecordEnvelope(CallWithMessages),
-    answer: ({ sandbox, apiKey, params }) => {
-      const call = ownRecord(sandbox, apiKey, 'calls', params.call_id)
-      return { body: { data: toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()) } }
+    one: {
+      response: CallWithMessages,
+      show: (call, sandbox) => toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()),
     },
-  }),
-  listRoute({
-    kind: 'contacts',
-    requires: { scope: 'contacts:read' },
-    summary: 'List contacts',
-    query: ListContactsQuery,
-    resource: Contact,
-    toResource: (contact) => jsonOf(contact, () => toContact(contact)),
-  }),
-  defineEndpoint({
-    method: 'GET',
-    path: '/v1/contacts/:contact_id',
-    requires: { scope: 'contacts:read' },
-    summary: 'Get a contact',
-    pathParams: ContactPath,
-    query: NoQuery,
-    response: RecordEnvelope(Contact),
-    answer: ({ sandbox, apiKey, params }) => ({
-      body: { data: toContact(ownRecord(sandbox, apiKey, 'contacts', params.contact_id)) },
+  },
+}
+
+interface Shown<K extends Kind> {
+  /** The resource a record shows as in a list (its JSON text, `jsonOf`, where it does not move with the clock). */
+  inList?: (record: StoredRecords[K], sandbox: Sandbox) => unknown
+  /** What `GET /v1/{kind}/{id}` answers instead of the listed resource. */
+  one?: { response: z.ZodType; show: (record: StoredRecords[K], sandbox: Sandbox) => unknown }
+}
+
+/** The kinds' own routes, besides the list and the one record. */
+const EXTRA_ROUTES: { [K in Kind]?: ApiEndpoint[] } = {
+  contacts: [
+    defineEndpoint({
+      method: 'POST',
+      path: '/v1/contacts',
+      requires: { scope: 'contacts:write' },
+      summary: 'Create a contact',
+      pathParams: NoPath,
+      query: NoQuery,
+      body: CreateContactRequest,
+      status: 201,
+      response: RecordEnvelope(Contact),
+      answer: async ({ sandbox, apiKey, body }) => {
+        // organization_id is no field of the body, but the key's organization.
+        const contact = await sandbox.addContact({ ...body, organization_id: apiKey.organization.organization_id })
+        return { status: 201, body: { data: toContact(contact) }, headers: { Location: `/v1/contacts/${contact.id}` } }
+      },
     }),
-  }),
-  defineEndpoint({
-    method: 'POST',
-    path: '/v1/contacts',
-    requires: { scope: 'contacts:write' },
-    summary: 'Create a contact',
-    pathParams: NoPath,
-    query: NoQuery,
-    body: CreateContactRequest,
-    status: 201,
-    response: RecordEnvelope(Contact),
-    answer: async ({ sandbox, apiKey, body }) => {
-      // organization_id is no field of the body, but the key's organization.
-      const contact = await sandbox.addContact({ ...body, organization_id: apiKey.organization.organization_id })
-      return { status: 201, body: { data: toContact(contact) }, headers: { Location: `/v1/contacts/${contact.id}` } }
-    },
-  }),
-  listRoute({
-    kind: 'leads',
-    requires: { scope: 'leads:read' },
-    summary: 'List leads',
-    query: ListLeadsQuery,
-    resource: Lead,
-    toResource: (lead) => jsonOf(lead, () => toLead(lead)),
-  }),
-  listRoute({
-    kind: 'appointments',
-    requires: { scope: 'appointments:read' },
-    summary: 'List appointments',
-    query: ListAppointmentsQuery,
-    resource: Appointment,
-    toResource: (appointment) => jsonOf(appointment, () => toAppointment(appointment)),
-  }),
+  ],
+}
+
+/** The API's endpoints, in the order of the spec: each kind's in the registry's order, then the key's account. */
+export const routes: readonly ApiEndpoint[] = [
+  ...KINDS.flatMap((kind) => [
+    listRoute(kind),
+    ...(RESOURCES[kind].getOne === undefined ? [] : [recordRoute(kind, RESOURCES[kind].getOne)]),
+    ...(EXTRA_ROUTES[kind] ?? []),
+  ]),
   defineEndpoint({
     method: 'GET',
     path: '/v1/me',
@@ -120,32 +94,50 @@ export const routes: readonly ApiEndpoint[] = [
   }),
 ]
 
-interface ListRouteDefinition<K extends Kind, Q extends z.ZodObject> {
-  kind: K
-  requires: { scope: Scope }
-  summary: string
-  query: Q
-  /** The schema of one listed record. */
-  resource: z.ZodType
-  /** The resource a record shows as (its JSON text, `jsonOf`, where it does not move with the clock). */
-  toResource: (record: StoredRecords[K], sandbox: Sandbox) => unknown
+/** The kind an API path serves (`/v1/calls/…` → `calls`), or undefined for the key's account. */
+export function kindOfPath(path: string): Kind | undefined {
+  const name = path.split('/')[2]
+  return KINDS.find((kind) => kind === name)
+}
+
+/** `GET /v1/{kind}/:{singular}_id`: one record of the key's organization. */
+function recordRoute<K extends Kind>(kind: K, summary: string): ApiEndpoint {
+  const { singular } = RESOURCES[kind]
+  const shown = (SHOWN[kind] as Shown<K> | undefined)?.one
+  const show: (record: StoredRecords[K], sandbox: Sandbox) => unknown = shown?.show ?? resourceOf(kind)
+  return defineEndpoint({
+    method: 'GET',
+    path: `/v1/${kind}/:${singular}_id`,
+    requires: { scope: readScopeOf(kind) },
+    summary,
+    pathParams: recordPath(kind),
+    query: NoQuery,
+    response: RecordEnvelope(shown?.response ?? RESOURCES[kind].resource),
+    answer: ({ sandbox, apiKey, params }) => ({
+      body: {
+        data: show(ownRecord(sandbox, apiKey, kind, (params as Record<string, string>)[`${singular}_id`]!), sandbox),
+      },
+    }),
+  })
 }
 
 /**
  * A list endpoint: newest first, `since`, `limit`, and a keyset cursor bound
  * to the endpoint, the key and the filters.
  */
-function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteDefinition<K, Q>): ApiEndpoint {
-  const { kind, requires, summary, query, resource, toResource } = definition
+function listRoute<K extends Kind>(kind: K): ApiEndpoint {
+  const show = resourceOf(kind)
+  const toResource =
+    (SHOWN[kind] as Shown<K> | undefined)?.inList ?? ((record: StoredRecords[K]) => jsonOf(record, () => show(record)))
   const filterFields = Object.entries(LIST_FILTERS[kind]) as Array<[string, { field: string }]>
   return defineEndpoint({
     method: 'GET',
     path: `/v1/${kind}`,
-    requires,
-    summary,
+    requires: { scope: readScopeOf(kind) },
+    summary: `List ${kind}`,
     pathParams: NoPath,
-    query,
-    response: ListEnvelope(resource),
+    query: LIST_QUERIES[kind],
+    response: ListEnvelope(RESOURCES[kind].resource),
     answer: ({ sandbox, apiKey, query: values }) => {
       const {
         limit = DEFAULT_LIMIT,
@@ -176,7 +168,8 @@ function listRoute<K extends Kind, Q extends z.ZodObject>(definition: ListRouteD
 function ownRecord<K extends Kind>(sandbox: Sandbox, apiKey: ApiKey, kind: K, id: string): StoredRecords[K] {
   const record = sandbox.db.get(kind, id)
   if (!record || record.organization_id !== apiKey.organization.organization_id) {
-    throw new ApiError('not_found', `No ${kind.slice(0, -1)} has the id ${id}.`, { param: `${kind.slice(0, -1)}_id` })
+    const { singular } = RESOURCES[kind]
+    throw new ApiError('not_found', `No ${singular} has the id ${id}.`, { param: `${singular}_id` })
   }
   return record
 }

@@ -2,7 +2,7 @@ import { compare, positionOf } from '../data/KeysetIndex.js'
 import { matchRoute } from '../http/matchRoute.js'
 import { parseQuery } from '../http/parameters.js'
 import { type FORCEABLE_STATUSES, forcedError } from '../http/prefer.js'
-import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from '../http/resources.js'
+import { resourceOf, toCall, toCallWithMessages, toContact, toOrganization } from '../http/resources.js'
 import { type ApiEndpoint, scopeOf } from '../http/Endpoint.js'
 import { toApiError } from '../http/respond.js'
 import { ContactExistsError } from '../schemas/domainErrors.js'
@@ -11,10 +11,11 @@ import { KeyRing, type ApiKey } from '../sandbox/KeyRing.js'
 import { resolveOptions } from '../sandbox/options.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { CreateContactRequest } from '../schemas/index.js'
+import { CreateContactRequest, type Kind, KINDS, RESOURCES } from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
 import { messagesOf } from '../world/conversation.js'
 import { seedWorld } from '../world/seedWorld.js'
+import type { StoredRecords } from '../schemas/stored.js'
 
 /*
  * The OpenAPI document's examples: records of the default world and the
@@ -57,7 +58,7 @@ export function documentExamples(sandbox: Sandbox): DocumentExamples {
 /**
  * Records of the default world (the default seed and organizations, seeded
  * at `EXAMPLE_NOW`) as the API shows them: the call of the newest lead, with
- * its messages, its contact and that lead; the newest appointment; the
+ * its messages, its contact and that lead; the newest record of every other kind; the
  * organization as its first key sees it. Only the first organization is
  * seeded: each draws from a random stream of its own, so its records are
  * those of the whole world.
@@ -77,13 +78,14 @@ function makeExamples(sandbox: Sandbox): DocumentExamples {
       { request, body: { error: errorObjectOf(error), meta } },
     ]),
   ) as DocumentExamples['errors']
+  // The call and contact behind the lead, so that the examples tell one story; every other kind its newest record.
+  const picked: { [K in Kind]?: unknown } = { calls: toCall(call, now), contacts: toContact(contact) }
+  const example = <K extends Kind>(kind: K) =>
+    picked[kind] ?? resourceOf(kind)(newest<StoredRecords[K]>(world[kind] as unknown as StoredRecords[K][]))
   return {
     schemas: {
-      Call: toCall(call, now),
+      ...Object.fromEntries(KINDS.map((kind) => [RESOURCES[kind].name, example(kind)])),
       CallWithMessages: toCallWithMessages(call, messagesOf(call.transcript, call.message_times), now),
-      Contact: toContact(contact),
-      Lead: toLead(lead),
-      Appointment: toAppointment(newest(world.appointments)),
       Organization: toOrganization(organization, keys[0]!.scopes),
       Meta: meta,
       ErrorEnvelope: errors[400].body,

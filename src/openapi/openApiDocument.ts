@@ -4,25 +4,24 @@ import { LruMap } from '../data/LruMap.js'
 import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
 import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
 import { FORCEABLE_STATUSES } from '../http/prefer.js'
-import { routes } from '../http/routes.js'
+import { kindOfPath, routes } from '../http/routes.js'
 import { publicKeysOf, shownCredential } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import {
-  Appointment,
-  Call,
   CallWithMessages,
-  Contact,
   ErrorEnvelope,
   FieldError,
-  Lead,
+  KINDS,
   Meta,
   Organization,
+  RESOURCES,
   Scope,
   SESSION_NAME_RULE,
   Uuid,
 } from '../schemas/index.js'
 import { documentExamples } from './documentExamples.js'
-import { isObject } from '../schemas/isObject.js'
+import { apiHeaders, ERROR_HEADERS, locationHeader, preferHeader, requestIdHeader } from './documentHeaders.js'
+import { formatAlone, nullableAsType } from './schemaStyle.js'
 import { MAX_LISTED } from '../schemas/parseBody.js'
 
 /*
@@ -69,16 +68,13 @@ const DocumentedErrorEnvelope = ErrorEnvelope.extend({
 
 /** Schemas that get a name under `components.schemas`; every other one is inline. */
 const named = z.registry<{ id: string }>()
-for (const [id, schema] of Object.entries({
-  Call,
-  CallWithMessages,
-  Contact,
-  Lead,
-  Appointment,
-  Organization,
-  ErrorEnvelope: DocumentedErrorEnvelope,
-  Meta,
-})) {
+for (const [id, schema] of [
+  ...KINDS.map((kind) => [RESOURCES[kind].name, RESOURCES[kind].resource] as const),
+  ['CallWithMessages', CallWithMessages] as const,
+  ['Organization', Organization] as const,
+  ['ErrorEnvelope', DocumentedErrorEnvelope] as const,
+  ['Meta', Meta] as const,
+]) {
   named.add(schema, { id })
 }
 
@@ -263,11 +259,8 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       description,
     },
     tags: [
-      { name: 'Calls' },
-      { name: 'Contacts' },
-      { name: 'Leads' },
-      { name: 'Appointments' },
-      { name: 'Account' },
+      ...KINDS.map((kind) => ({ name: RESOURCES[kind].tag })),
+      { name: ACCOUNT_TAG },
       {
         name: 'Sandbox control',
         description:
@@ -307,58 +300,6 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
 
 type ToSchema = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown>
 
-/** JSON Schema's name for each string format of zod whose regex the document leaves out. */
-const FORMATS: Record<string, string> = { uuid: 'uuid', datetime: 'date-time', date: 'date' }
-
-/**
- * An id, a timestamp or a date as its format alone (`type: string, format:
- * uuid`): zod writes the regex it checks with beside the format, or, for a
- * lower-case UUID, two patterns in an `allOf` and no format at all, which a
- * client generator types as `string & unknown`. The sandbox still checks
- * with the regexes; only what the document says changes.
- */
-function formatAlone({
-  zodSchema,
-  jsonSchema,
-}: {
-  zodSchema: z.core.$ZodTypes
-  jsonSchema: z.core.JSONSchema.BaseSchema
-}): void {
-  const { def } = zodSchema._zod
-  if (def.type !== 'string') return
-  const formats = [
-    'format' in def ? def.format : undefined,
-    ...(def.checks ?? []).map(({ _zod }) => ('format' in _zod.def ? _zod.def.format : undefined)),
-  ]
-  const format = formats.map((name) => FORMATS[String(name)]).find((name) => name !== undefined)
-  if (format === undefined) return
-  delete jsonSchema.pattern
-  delete jsonSchema.allOf
-  jsonSchema.format = format
-}
-
-/**
- * zod's nullable (`anyOf: [{ type: 'string', … }, { type: 'null' }]`) as an
- * OpenAPI 3.1 type union (`type: ['string', 'null']`, with null among the
- * values of an enum). A `JSON.parse` reviver: it meets every schema, the
- * innermost first. A nullable `$ref` stays an `anyOf`, having no type to join.
- */
-function nullableAsType(_key: string, value: unknown): unknown {
-  if (!isObject(value) || !Array.isArray(value.anyOf) || value.anyOf.length !== 2) return value
-  const nullAt = value.anyOf.findIndex(
-    (branch) => isObject(branch) && Object.keys(branch).length === 1 && branch.type === 'null',
-  )
-  const schema: unknown = value.anyOf[1 - nullAt]
-  if (nullAt === -1 || !isObject(schema) || typeof schema.type !== 'string') return value
-  const { anyOf: _, ...rest } = value
-  return {
-    ...rest,
-    ...schema,
-    type: [schema.type, 'null'],
-    ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }),
-  }
-}
-
 function success(route: Endpoint, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {
   return {
     description: route.summary,
@@ -382,81 +323,12 @@ function parameters(schema: z.ZodObject, where: 'path' | 'query', toSchema: ToSc
   })
 }
 
-const preferHeader = {
-  name: 'Prefer',
-  in: 'header',
-  required: false,
-  description:
-    "Sandbox only: `code=<status>` answers with that status's error; `delay=<ms>` (at most 60000) waits first. Combine them: `code=429, delay=500`.",
-  schema: { type: 'string', examples: ['code=500', 'delay=2000', 'code=429, delay=500'] },
-}
-
-/** The schema of `meta.request_id`, for the header that repeats it. */
-function requestIdSchema(): Record<string, unknown> {
-  const { $schema: _, ...schema } = z.toJSONSchema(Meta.shape.request_id, { target: 'draft-2020-12' })
-  return schema
-}
-
-/** On every answer. */
-const requestIdHeader = {
-  'X-Request-Id': { description: 'The id in meta.request_id.', required: true, schema: requestIdSchema() },
-}
-const locationHeader = {
-  Location: {
-    description: 'Where the created record is read, such as `/v1/contacts/{id}`.',
-    required: true,
-    schema: { type: 'string' },
-  },
-}
-const retryAfterHeader = {
-  'Retry-After': {
-    description: 'Seconds to wait before retrying.',
-    required: true,
-    schema: { type: 'integer', minimum: 1 },
-  },
-}
-/** What an error status always carries besides X-Request-Id. */
-const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
-  401: {
-    'WWW-Authenticate': {
-      description: 'The scheme to authenticate with.',
-      required: true,
-      schema: { type: 'string', enum: ['Bearer'] },
-    },
-  },
-  405: {
-    Allow: {
-      description: 'The methods the path takes, such as `GET, POST`.',
-      required: true,
-      schema: { type: 'string' },
-    },
-  },
-  429: retryAfterHeader,
-  503: retryAfterHeader,
-}
-/** On API answers (not the control plane's) when they apply. */
-const apiHeaders = {
-  'X-RateLimit-Limit': {
-    description: 'Requests a key may make in a window, when the sandbox simulates a rate limit (`--rate-limit`).',
-    schema: { type: 'integer' },
-  },
-  'X-RateLimit-Remaining': {
-    description: 'Requests left in the current window, when the sandbox simulates a rate limit.',
-    schema: { type: 'integer' },
-  },
-  'X-RateLimit-Reset': {
-    description: 'When the current window ends, in epoch seconds, when the sandbox simulates a rate limit.',
-    schema: { type: 'integer' },
-  },
-  'Preference-Applied': {
-    description: 'The `Prefer` preferences (`code=`, `delay=`) the sandbox applied.',
-    schema: { type: 'string' },
-  },
-}
+/** The endpoints of no kind of record (`/v1/me`) are the key's account. */
+const ACCOUNT_TAG = 'Account'
 
 function tagOf(path: string): string {
-  const resource = path.split('/')[2] ?? ''
-  return resource === 'me' ? 'Account' : resource.charAt(0).toUpperCase() + resource.slice(1)
+  const kind = kindOfPath(path)
+  return kind === undefined ? ACCOUNT_TAG : RESOURCES[kind].tag
 }
 
 /** `GET /v1/calls/:call_id` → `getCallsCallId`. */

@@ -1,7 +1,7 @@
 import { LruMap } from '../data/LruMap.js'
 import { bearerToken } from '../http/bearerToken.js'
 import { readBodyAsSent } from '../http/body.js'
-import { journalEntry } from '../http/apiPlane.js'
+import { journalEntry } from '../http/journalEntry.js'
 import { newRequestId } from '../http/requestId.js'
 import { failedReply, type Reply } from '../http/respond.js'
 import type { ApiEndpoint as Route } from '../http/Endpoint.js'

@@ -6,6 +6,7 @@ import {
   DEFAULT_LIMIT,
   ErrorCode,
   ErrorEnvelope,
+  FILTER_NAMES,
   LIST_FILTERS,
   type ContractRule,
   type ContractViolation,
@@ -35,7 +36,7 @@ export const PROMISES: Record<ContractRule, string> = {
   limit: 'At most limit records (50 without one).',
   paging: 'has_more true with a next_cursor and at least one record; has_more false with next_cursor null.',
   order: 'Newest first: created_at descending, then id descending, within a page and from one page to the next.',
-  filter: 'Every record matches the filters asked for (status, urgency, phone) and was created after since.',
+  filter: `Every record matches the filters asked for (${FILTER_NAMES.join(', ')}) and was created after since.`,
   duplicate: 'No record twice: not in one page, not across the pages of one walk.',
 }
 

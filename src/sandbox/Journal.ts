@@ -17,6 +17,9 @@ export const KEPT_HEADERS = { count: 64, characters: 16 * 1024 }
  */
 const ENTRY_OVERHEAD = 1_200
 const HEADER_OVERHEAD = 60
+// One of each for every entry: a decoder made per call costs about as much as the 4 KiB it decodes.
+const decoder = new TextDecoder()
+const encoder = new TextEncoder()
 
 /** Which entries `entries` answers: each given field must match. */
 export interface JournalFilter {
@@ -155,7 +158,7 @@ export function keptBody(
 ): Pick<JournalMessage, 'body' | 'body_truncated'> {
   if (body === null || body.byteLength === 0) return { body: null, body_truncated: false }
   const truncated = body.byteLength > bytes
-  return { body: new TextDecoder().decode(truncated ? body.subarray(0, bytes) : body), body_truncated: truncated }
+  return { body: decoder.decode(truncated ? body.subarray(0, bytes) : body), body_truncated: truncated }
 }
 
 /**
@@ -190,7 +193,7 @@ export function keptHeaders(
 }
 
 function cutValue(value: string): string {
-  const start = new TextDecoder().decode(new TextEncoder().encode(value.slice(0, KEPT_HEADER_CHARACTERS)))
+  const start = decoder.decode(encoder.encode(value.slice(0, KEPT_HEADER_CHARACTERS)))
   return `${start}… (cut: ${value.length} characters in all)`
 }
 

@@ -314,13 +314,21 @@ export class Sandbox {
    * From now on every write, reset and clock move goes to `store` before it
    * counts: one the store refuses is undone and throws its
    * `StorageUnavailableError`. The server calls it once the world is put
-   * back from the same store (`replay`).
+   * back from the same store (`replay`). A store that compacts the log
+   * takes the world's snapshot between two writes, in the world's turn.
    */
   keepWritesIn(store: WorldStore): void {
     this.#store = store
     this.#writes.keepIn(
       (kept) => store.append(this.#entryOf(kept)),
       () => this.catchUp(),
+    )
+    store.compactWith?.((use) =>
+      this.#writes.write(
+        async () =>
+          use({ ...worldOfOptions(this.#options), clock_offset_ms: this.clockOffset(), changes: this.changes() }),
+        { counted: false, kept: 'nothing', changed: () => false },
+      ),
     )
   }
 
@@ -377,16 +385,14 @@ export class Sandbox {
     await this.#writes.write(
       async (write) => {
         // Another request of this server may have put these back while this one read them.
-        const place = store.place!()
-        let entries = read.entries
-        if (read.generation === place.generation) {
-          entries = entries.slice(Math.max(0, place.position - read.start))
-          if (entries.length === 0) return
-        } else if (entries[0] === undefined || !('reset' in entries[0])) {
-          // Started over with no reset of its own (the session was ended): back to the world's own seed.
+        const unread = store.unread!(read)
+        if (!unread) return
+        const [first] = unread.entries
+        if (unread.whole && (first === undefined || !('reset' in first))) {
+          // The whole log, with no reset of its own first (the session was ended): back to the world's own seed.
           await this.#startOver(write, this.#optionsOf(this.#input.scenario ?? 'default'))
         }
-        await this.#putBack(write, entries)
+        await this.#putBack(write, unread.entries)
         store.caughtUp!(read)
       },
       { counted: false, kept: 'nothing' },

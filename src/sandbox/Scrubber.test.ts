@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { defaultOrganizations } from '../world/fixtures.js'
-import { knownScrubber, SCRUBBED_FROM, Scrubber, type SecretHolder, scrubberOf } from './Scrubber.js'
+import { knownScrubber, requestScrubber, SCRUBBED_FROM, Scrubber, type SecretHolder, scrubberOf } from './Scrubber.js'
 
 const ADMIN = 'adm1n-T0ken-very-secret-9876'
 const ORG_KEY = 'sk_live_ORGKEY1234567wxyz'
@@ -109,6 +109,18 @@ describe('scrubberOf', () => {
   it('shows a credential the request carried that is the admin token as the admin token', () => {
     const scrubber = scrubberOf(withSecrets, [['x-api-key', 'other-credential-0000zzzz']], undefined)
     expect(scrubber.text(`${ADMIN} other-credential-0000zzzz`)).toBe('(admin token) …zzzz')
+  })
+})
+
+describe('requestScrubber: a request’s own rule, from its URL as Request wrote it', () => {
+  const carried = 'sk_live_UNKNOWN0000abcd'
+  it.each([
+    ['its query', `https://api.example.com/v1/calls?bearer=${carried}&status=completed`, '…abcd'],
+    ['its query, before a fragment', `https://api.example.com/v1/calls?bearer=${carried}#top`, '…abcd'],
+    ['a fragment alone, which is no query', `https://api.example.com/v1/calls#?bearer=${carried}`, carried],
+    ['no query', 'https://api.example.com/v1/calls', carried],
+  ])('finds a credential-named parameter in %s', (_, url, shown) => {
+    expect(requestScrubber(builtIn, new Request(url)).text(carried)).toBe(shown)
   })
 })
 

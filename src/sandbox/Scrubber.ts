@@ -216,11 +216,21 @@ const requests = new WeakMap<Request, Scrubber>()
 export function requestScrubber(world: SecretHolder, request: Request): Scrubber {
   let scrubber = requests.get(request)
   if (!scrubber) {
-    const query = request.url.includes('?') ? new URL(request.url).searchParams : undefined
-    scrubber = scrubberOf(world, request.headers, query)
+    scrubber = scrubberOf(world, request.headers, queryOf(request.url))
     requests.set(request, scrubber)
   }
   return scrubber
+}
+
+/**
+ * A request URL's query parameters, read from the URL as `Request` has already parsed and written it, without parsing
+ * it again: every journal entry asks for it.
+ */
+function queryOf(url: string): URLSearchParams | undefined {
+  const fragment = url.indexOf('#')
+  const beforeFragment = fragment === -1 ? url : url.slice(0, fragment)
+  const start = beforeFragment.indexOf('?')
+  return start === -1 ? undefined : new URLSearchParams(beforeFragment.slice(start + 1))
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { JournalEntry, StoreHealth } from '../schemas/index.js'
-import type { LogEntry } from '../schemas/snapshot.js'
+import type { LogEntry, Snapshot } from '../schemas/snapshot.js'
 
 /**
  * Where one world's log goes: its part of a store (the data file, Redis).
@@ -16,14 +16,23 @@ export interface WorldStore {
   health(): StoreHealth
   /**
    * A store several servers share: what other servers appended since this world last read or wrote the log, or
-   * undefined when nothing was. `start` is the position of the first entry; a new `generation` means the log was
-   * started over (a reset), and `entries` are all of it.
+   * undefined when nothing was.
    */
   since?(): Promise<LogRead | undefined>
+  /**
+   * What of a read the world has yet to put back, asked once its turn to write has come: undefined when it holds as
+   * much already (another request of this server put back as much, or more, while this one read). `whole`: the
+   * entries are the whole log, from the seed or from a reset (a new generation, a log compacted past where the world
+   * stood, or one that lost entries the world holds).
+   */
+  unread?(read: LogRead): { whole: boolean; entries: readonly LogEntry[] } | undefined
   /** The world has put back a read's entries: its place in the log is now after them. */
   caughtUp?(read: LogRead): void
-  /** Where the world is in the log: the log's generation, and how many of its entries the world holds. */
-  place?(): { generation: number; position: number }
+  /**
+   * A store that compacts a log: how it takes the world as it stands between two writes, to keep it as a snapshot in
+   * place of the log before it. `snapshot` runs `use` in the world's turn to write.
+   */
+  compactWith?(snapshot: <T>(use: (world: Snapshot) => T) => Promise<T>): void
   /**
    * A store several servers share: whether this server does the world's timed work (live mode's arrivals) for the
    * next `ttlMs`; one server at a time does, so a call arrives once however many servers hold the world.
@@ -49,11 +58,9 @@ export interface SharedRequests {
   clear(): Promise<void>
 }
 
-/** Entries read from a shared log, and where they sit in it. */
+/** Entries read from a shared log: what a store's `since` found, for its own `unread` and `caughtUp`. */
 export interface LogRead {
-  generation: number
-  start: number
-  entries: LogEntry[]
+  readonly entries: readonly LogEntry[]
 }
 
 /** Another server wrote to the shared log first: the write is undone, the world catches up, and it runs again. */

@@ -17,6 +17,3 @@ export const PhoneNumber = z.string().regex(E164_PATTERN, E164_MESSAGE)
  * it, as the URL parser reads the value as a browser does; so is a relative URL (`//host/path`, `/path`).
  */
 export const HttpUrl = z.url({ protocol: z.regexes.httpProtocol, error: 'must be an absolute http: or https: URL' })
-
-export const Scope = z.enum(['calls:read', 'contacts:read', 'contacts:write', 'leads:read', 'appointments:read'])
-export type Scope = z.infer<typeof Scope>

@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
-import { E164_MESSAGE, E164_PATTERN, Scope, Timestamp, Uuid } from './common.js'
+import { E164_MESSAGE, E164_PATTERN, Timestamp, Uuid } from './common.js'
+import { Scope } from './registry.js'
 import { parseInstant } from './instant.js'
 import { inRange, rangeText, SEED_RANGE } from './instantRange.js'
-import { byKind } from './stored.js'
+import { byKind, KINDS } from './registry.js'
 
 /*
  * The control plane's bodies and answers (`/_sandbox/`): what the OpenAPI
@@ -251,6 +252,29 @@ export const SessionInfo = z.object({
 export type SessionInfo = z.infer<typeof SessionInfo>
 
 export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string(), current: z.boolean() })
+
+/**
+ * `GET /_sandbox/choices`: the values the console offers, from the schemas and fixtures the sandbox checks with, so
+ * that it never offers one the sandbox refuses.
+ */
+export const Choices = z.object({
+  /** The kinds of record the API lists, with the fields the console shows of them. */
+  kinds: z.array(z.object({ kind: z.enum(KINDS), columns: z.array(z.string()) })),
+  /** The `status` values `POST /_sandbox/calls` takes. */
+  call_statuses: z.array(CallStatus),
+  /** The `scenario` values `POST /_sandbox/reset` takes. */
+  scenarios: z.array(ScenarioName),
+  /** The sandbox's organizations, each with the `reason` values `POST /_sandbox/calls` takes for it. */
+  organizations: z.array(
+    z.object({
+      organization_id: Uuid,
+      organization_name: z.string(),
+      business_type: z.string(),
+      reasons: z.array(z.string()),
+    }),
+  ),
+})
+export type Choices = z.infer<typeof Choices>
 
 /** One example of a rule broken, as the drift report shows it. */
 export const DriftExample = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { Scope, Uuid } from './common.js'
+import { Uuid } from './common.js'
+import { Scope } from './registry.js'
 
 /** `GET /v1/me`: the organization that owns the key, and the key's scopes. */
 export const Organization = z.object({

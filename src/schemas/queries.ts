@@ -1,11 +1,6 @@
 import { z } from 'zod'
-import { AppointmentStatus } from './appointment.js'
-import { CallStatus } from './call.js'
-import { E164_PATTERN } from './common.js'
 import { parseInstant } from './instant.js'
-import { echoed } from './echoed.js'
-import { LeadStatus, Urgency } from './lead.js'
-import type { Kind, StoredRecords } from './stored.js'
+import { byKind, type Kind, RESOURCES } from './registry.js'
 
 /*
  * Query and path parameters, as strings in and typed values out. Each
@@ -74,17 +69,6 @@ const since = z.string().transform((text, context) => {
   return z.NEVER
 })
 
-const PHONE_MESSAGE = 'phone must be an E.164 number such as +14155550123.'
-const phone = z.string().regex(E164_PATTERN, {
-  error: (issue) =>
-    /^ \d/.test(String(issue.input))
-      ? `${PHONE_MESSAGE} The leading + arrived as a space: send it as %2B (phone=%2B${echoed(String(issue.input).trim())}).`
-      : PHONE_MESSAGE,
-})
-
-const oneOf = <T extends string>(name: string, values: readonly T[]) =>
-  z.enum(values as [T, ...T[]], { error: `${name} must be one of: ${values.join(', ')}.` })
-
 const cursor = z.string()
 
 const common = {
@@ -93,40 +77,25 @@ const common = {
   since: since.optional(),
 }
 
-/** One filter of a list: the schema of its query parameter's value, and the stored field that value must equal. */
-interface ListFilter<K extends Kind> {
-  value: z.ZodType<string, string>
-  field: keyof StoredRecords[K] & string
-}
-
-/**
- * The filters of each list endpoint, declared once: a list's query schema is
- * made from them, the database keeps an index per field, and the endpoint
- * selects on them, so a parameter the API takes always filters.
- */
-export const LIST_FILTERS = {
-  calls: {
-    status: { value: oneOf('status', CallStatus.options), field: 'status' },
-    phone: { value: phone, field: 'caller_phone' },
-  },
-  contacts: { phone: { value: phone, field: 'phone' } },
-  leads: {
-    status: { value: oneOf('status', LeadStatus.options), field: 'status' },
-    urgency: { value: oneOf('urgency', Urgency.options), field: 'urgency' },
-  },
-  appointments: { status: { value: oneOf('status', AppointmentStatus.options), field: 'status' } },
-} as const satisfies { [K in Kind]: Record<string, ListFilter<K>> }
-
 /** A list's query: `limit`, `cursor`, `since`, then its filters. */
 function listQuery<F extends Record<string, { value: z.ZodType<string, string> }>>(filters: F) {
   const shape = Object.fromEntries(Object.entries(filters).map(([name, filter]) => [name, filter.value.optional()]))
   return z.object({ ...common, ...(shape as { [P in keyof F]: z.ZodOptional<F[P]['value']> }) })
 }
 
-export const ListCallsQuery = listQuery(LIST_FILTERS.calls)
-export const ListContactsQuery = listQuery(LIST_FILTERS.contacts)
-export const ListLeadsQuery = listQuery(LIST_FILTERS.leads)
-export const ListAppointmentsQuery = listQuery(LIST_FILTERS.appointments)
+type ListFilters = { [K in Kind]: (typeof RESOURCES)[K]['filters'] }
+
+/**
+ * The filters of each list endpoint, from the registry: a list's query schema is made from them, the database keeps
+ * an index per field, and the endpoint selects on them, so a parameter the API takes always filters.
+ */
+export const LIST_FILTERS = byKind((kind) => RESOURCES[kind].filters) as ListFilters
+
+/** Each list's query schema. */
+export const LIST_QUERIES = byKind((kind) => listQuery(LIST_FILTERS[kind])) as {
+  [K in Kind]: ReturnType<typeof listQuery<ListFilters[K]>>
+}
+
 export const NoQuery = z.object({})
 export const NoPath = z.object({})
 
@@ -141,5 +110,8 @@ const pathId = (name: string) =>
     })
     .transform((text) => text.toLowerCase())
 
-export const CallPath = z.object({ call_id: pathId('call_id') })
-export const ContactPath = z.object({ contact_id: pathId('contact_id') })
+/** The path of one record of a kind: `{ call_id }`. */
+export function recordPath(kind: Kind) {
+  const name = `${RESOURCES[kind].singular}_id`
+  return z.object({ [name]: pathId(name) })
+}

@@ -1,9 +1,8 @@
 import type { z } from 'zod'
-import { Appointment } from './appointment.js'
-import { Call } from './call.js'
 import { Uuid } from './common.js'
-import { Contact } from './contact.js'
-import { Lead } from './lead.js'
+import { byKind, type Kind, KINDS, RESOURCES, type ResourceOf } from './registry.js'
+
+export { byKind, type Kind, KINDS }
 
 /*
  * What the database stores: the resource as a list shows it, plus the
@@ -12,43 +11,16 @@ import { Lead } from './lead.js'
  * was said is kept beside the call, not in it: `@msw/data` walks every
  * nested value on each create.
  */
-export const StoredCall = Call.extend({ organization_id: Uuid })
-export const StoredContact = Contact.extend({ organization_id: Uuid })
-export const StoredLead = Lead.extend({ organization_id: Uuid })
-export const StoredAppointment = Appointment.extend({ organization_id: Uuid })
+export type StoredRecords = { [K in Kind]: ResourceOf<K> & { organization_id: string } }
 
-export type StoredCall = z.infer<typeof StoredCall>
-export type StoredContact = z.infer<typeof StoredContact>
-export type StoredLead = z.infer<typeof StoredLead>
-export type StoredAppointment = z.infer<typeof StoredAppointment>
-
-/** The kinds of record, in the spec's order: every list of them, in code and in schemas, is made from this one. */
-export const KINDS = ['calls', 'contacts', 'leads', 'appointments'] as const
-export type Kind = (typeof KINDS)[number]
-
-/**
- * One value per kind of record, in the order of `KINDS`.
- *
- * @example
- * byKind(() => z.int()) // { calls: z.int(), contacts: z.int(), leads: z.int(), appointments: z.int() }
- */
-export function byKind<V>(make: (kind: Kind) => V): Record<Kind, V> {
-  return Object.fromEntries(KINDS.map((kind) => [kind, make(kind)])) as Record<Kind, V>
+export const storedSchemas = byKind((kind) => RESOURCES[kind].resource.extend({ organization_id: Uuid })) as {
+  [K in Kind]: z.ZodType<StoredRecords[K]>
 }
 
-export const storedSchemas = {
-  calls: StoredCall,
-  contacts: StoredContact,
-  leads: StoredLead,
-  appointments: StoredAppointment,
-} as const satisfies Record<Kind, z.ZodObject>
-
-export interface StoredRecords {
-  calls: StoredCall
-  contacts: StoredContact
-  leads: StoredLead
-  appointments: StoredAppointment
-}
+export type StoredCall = StoredRecords['calls']
+export type StoredContact = StoredRecords['contacts']
+export type StoredLead = StoredRecords['leads']
+export type StoredAppointment = StoredRecords['appointments']
 
 /**
  * How a live call ends, told as it starts: once the clock reaches the end,

@@ -40,7 +40,12 @@ const program = new Command()
   )
   .option(
     '--store <url>',
-    'redis://host:port[/db]: keep every session in Redis; all servers given the same store act as one sandbox (a fleet)',
+    'redis://host:port[/db]: keep every session in Redis; all servers given the same store act as one sandbox (a fleet). A Redis Cluster: any node, or several, redis://host:port,host:port',
+  )
+  .option(
+    '--store-replicas <n>',
+    'with --store: answer a write once n replicas of its Redis primary have it, or 503 after 1 s (auto, the default: 1 where the primary has a replica; 0: never wait)',
+    replicaCount,
   )
   .addOption(
     new Option(
@@ -153,6 +158,7 @@ const options = program.parse().opts<{
   organizations?: unknown
   data?: string
   store?: string
+  storeReplicas?: number | 'auto'
   scenario?: (typeof SCENARIO_NAMES)[number]
   latency?: ReturnType<typeof parseLatency>
   errorRate?: number
@@ -186,6 +192,8 @@ async function main(): Promise<void> {
     const { proxy, proxyTimeout, log: logFormat, ...rest } = options
     if (proxyTimeout !== undefined && proxy === undefined)
       throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
+    if (options.storeReplicas !== undefined && options.store === undefined)
+      throw new Error('--store-replicas goes with --store redis://host:port.')
     const running = await startServer({
       ...rest,
       logFormat,
@@ -300,6 +308,13 @@ function checked<T>(parse: (text: string) => T) {
       throw new InvalidArgumentError(describe(error))
     }
   }
+}
+
+function replicaCount(text: string): number | 'auto' {
+  if (text === 'auto') return text
+  if (!/^\d+$/.test(text) || Number(text) > 100)
+    throw new InvalidArgumentError('expected auto, or a number of replicas from 0 to 100.')
+  return Number(text)
 }
 
 function fraction(text: string): number {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { belowRoot, isControlPath, LIVENESS_PATH, READINESS_PATH } from '../http/paths.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { plainHostName } from './httpRefusals.js'
@@ -19,12 +19,23 @@ export interface ControlAccessOptions {
 /** Who may call the control plane, as one server entry applies it. */
 export interface ControlAccess {
   /**
-   * Why a request to `path` (below the server's root) may not reach the control plane: 403 `client_not_allowed`,
-   * `host_not_allowed` or `origin_not_allowed`. Undefined when it may, and for every path outside the control plane.
+   * Why a request to `path` (below the server's root), from the connection's `peer` address with these headers (as
+   * Node or Fetch holds them), may not reach the control plane: 403 `client_not_allowed`, `host_not_allowed` or
+   * `origin_not_allowed`. Undefined when it may, and for every path outside the control plane.
    */
-  refusal(request: IncomingMessage, path: string): ApiError | undefined
+  refusal(peer: string | undefined, headers: HeaderSource, path: string): ApiError | undefined
   /** What `Access-Control-Allow-Origin` an answer to `path` says to this request's page; undefined: nothing. */
   allowOrigin(request: IncomingMessage, path: string): string | undefined
+}
+
+/** A request's headers, as Node's request or a Fetch `Request` holds them. */
+export type HeaderSource = IncomingHttpHeaders | Headers
+
+/** One header's value: Node and Fetch alike join a repeated Origin or Sec-Fetch-Site with a comma. */
+function headerOf(headers: HeaderSource, name: 'host' | 'origin' | 'sec-fetch-site'): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined
+  const value = headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
 }
 
 /** The paths of the control plane that reveal nothing and change nothing: a probe's, answered whoever asks. */
@@ -37,16 +48,16 @@ const FROM_ANOTHER_SITE = new Set(['cross-site', 'same-site'])
 const QUOTED_LENGTH = 100
 
 /**
- * The control plane's guard for a server entry (`createApp`, `sandboxRequests`). With an admin token, the token is
- * the guard: no peer, Host or Origin is checked, and any page may read what it is answered, as with an API key (a
- * page that sends the token sends Authorization, which is preflighted). Without one, the control plane answers only
+ * The control plane's guard for the server's entry (`sandboxEntry`), which the dispatch applies. With an admin
+ * token, the token is the guard: no peer, Host or Origin is checked, and any page may read what it is answered, as
+ * with an API key (a page that sends the token sends Authorization, which is preflighted). Without one, the control plane answers only
  * connections from this machine (a loopback peer address, which no header can fake), sent to its own names, from
  * tools and pages of its own origin, and the hosts and origins `options` allow; its answers carry CORS headers for
  * an allowed origin only. The API, `/openapi.json` and the probes stay open to every client.
  *
  * @example
  * const access = controlAccess(sandbox.options.adminToken, { allowedOrigins: ['http://localhost:5173'] })
- * access.refusal(request, '/_sandbox/reset') // undefined, or 403 origin_not_allowed
+ * access.refusal(request.socket.remoteAddress, request.headers, '/_sandbox/reset') // undefined, or 403 origin_not_allowed
  */
 export function controlAccess(adminToken: string | undefined, options: ControlAccessOptions = {}): ControlAccess {
   const hosts = options.allowedHosts === 'all' ? 'all' : (options.allowedHosts ?? []).map(allowedHostOf)
@@ -64,15 +75,15 @@ export function controlAccess(adminToken: string | undefined, options: ControlAc
     return serialised !== undefined && origins.has(serialised) ? serialised : undefined
   }
   return {
-    refusal(request, path) {
+    refusal(peer, headers, path) {
       if (!isGuarded(path)) return undefined
-      const peer = request.socket?.remoteAddress
       if (!isLoopbackAddress(peer)) return clientRefusal(peer)
-      const { host, origin } = request.headers
+      const host = headerOf(headers, 'host')
+      const origin = headerOf(headers, 'origin')
       // No Host at all is HTTP/1.0 from a tool: a browser always sends one.
       if (hosts !== 'all' && host !== undefined && !isOwnHost(host, hosts)) return hostRefusal(host)
       if (allowedOrigin(origin) !== undefined) return undefined
-      const site = request.headers['sec-fetch-site']
+      const site = headerOf(headers, 'sec-fetch-site')
       if (site !== undefined && FROM_ANOTHER_SITE.has(site)) return originRefusal(origin, site)
       if (origin !== undefined && !isOwnOrigin(origin, host)) return originRefusal(origin, site)
       return undefined

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { methodsOf } from '../handlers/answer.js'
+import { methodsOf } from '../handlers/dispatch.js'
 import { newRequestId } from '../http/requestId.js'
 import { errorReply } from '../http/respond.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
@@ -40,7 +40,7 @@ export function crossOrigin(
     corsHeaders(access, request, response, path)
     return false
   }
-  const refusal = access.refusal(request, path)
+  const refusal = access.refusal(request.socket.remoteAddress, request.headers, path)
   if (refusal) {
     allowOrigin(response, undefined)
     sendReply(response, errorReply(sandbox, newRequestId(), refusal))

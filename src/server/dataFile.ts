@@ -10,7 +10,14 @@ import { LogEntry, SessionOptions, Snapshot, type WorldOf } from '../schemas/sna
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
 import { restoreSnapshot, snapshotOf, worldOf } from '../sandbox/snapshot.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
-import type { KeptSession, KeptState, KeptWorld, Store, StoreEntry } from '../sessions/Store.js'
+import {
+  type KeptSession,
+  type KeptState,
+  type KeptWorld,
+  outgrows,
+  type Store,
+  type StoreEntry,
+} from '../sessions/Store.js'
 import { syncDirectory } from './writeAtomically.js'
 
 /**
@@ -290,7 +297,7 @@ export function readDataFile(
     wholeBytes += Buffer.byteLength(part) + 1
   }
   const content = contentOf(path, parsed.data, lines)
-  const grown = wholeBytes > 2 * headerBytes + 64 * 1024
+  const grown = outgrows(wholeBytes - headerBytes, headerBytes)
   return { content: { ...content, compact: parsed.data.version !== VERSION || grown }, bytes: bytes.length, wholeBytes }
 }
 

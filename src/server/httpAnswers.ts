@@ -7,7 +7,7 @@ import { type Scrubber, scrubberOf } from '../sandbox/Scrubber.js'
 
 /*
  * What the standalone server does alike for every request it answers, in
- * Express (createApp.ts) or ahead of it (sandboxRequests.ts).
+ * its one entry (sandboxEntry.ts), in Express (createApp.ts) or ahead of it.
  */
 
 /** Methods a fetch `Request` cannot be made with, so MSW never sees them. */

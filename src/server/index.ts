@@ -1,7 +1,6 @@
 export * from '../index.js'
-export { createApp, type AppOptions } from './createApp.js'
+export { createApp, type AppOptions, serverListener } from './createApp.js'
 export { DataFileError, FileStore, readDataFile } from './dataFile.js'
 export { readRecordingFile, RecordingFileError, worldOptionsOf } from './recordingFile.js'
-export { sandboxRequests } from './sandboxRequests.js'
 export { sendOverHttp, sendingOverHttp } from './sendOverHttp.js'
 export { startServer, type RunningServer, type ServerOptions } from './startServer.js'

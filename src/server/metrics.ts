@@ -25,7 +25,7 @@ export interface CountsErrors {
  *
  * @example
  * const metrics = serverMetrics(sandbox, store)
- * reply(sandbox, request, sandbox.sessions, sandbox.proxy, { rootPlanes: [metrics.plane], observe: metrics.observe })
+ * dispatch(sandbox, request, { sessions, rootPlanes: [metrics.plane], observe: metrics.observe })
  */
 export function serverMetrics(sandbox: SandboxWithHandlers, store?: CountsErrors): { plane: Plane; observe: Observer } {
   const registry = new Registry()

@@ -5,18 +5,18 @@ import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandb
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { CreateSandboxOptions } from '../handlers/createSandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { methodOutsideFetch } from '../handlers/answer.js'
+import { methodOutsideFetch } from '../handlers/dispatch.js'
 import { errorReply, type Reply } from '../http/respond.js'
 import { newRequestId } from '../http/requestId.js'
-import { createApp, type AppOptions } from './createApp.js'
-import { consolePlane } from './consolePages.js'
+import { type AppOptions, serverListener } from './createApp.js'
 import { controlAccess } from './controlAccess.js'
-import { sandboxRequests } from './sandboxRequests.js'
 import { failArrival } from './fetchExchange.js'
 import { thousands } from '../schemas/thousands.js'
 import { sendingOverHttp } from './sendOverHttp.js'
 import { emptyHeader, FileStore, headerOf, restoreDataFile } from './dataFile.js'
 import { worldOf } from '../sandbox/snapshot.js'
+import type { ReplicaWaits } from './redisConnection.js'
+import type { RedisStoreOptions } from './redisStore.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
 
 /** Request line and headers together, the query string included; Node's default is 16 KiB. */
@@ -31,9 +31,12 @@ export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Om
   /** A data file that keeps the sandbox's writes across restarts (`--data`). */
   data?: string
   /**
-   * `redis://host:port[/db]`: every session's writes in Redis, shared by every server given the same store (`--store`).
+   * `redis://host:port[/db]`, or a Redis Cluster's nodes (`redis://host:port,host:port`, or any one of them): every
+   * session's writes in Redis, shared by every server given the same store (`--store`).
    */
   store?: string
+  /** With `store`: how many replicas must have a write before it is answered; default `auto` (`--store-replicas`). */
+  storeReplicas?: ReplicaWaits
   /** With `proxy`: keep what the upstream answers in this new file, a world to start from later (`--record`). */
   record?: string
   /** Start from a recording (a file `record` wrote) instead of the seed (`--world`). */
@@ -79,6 +82,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     metrics: withMetrics = true,
     data,
     store: storeUrl,
+    storeReplicas,
     record,
     world,
     allowedHosts,
@@ -127,7 +131,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // A log grown well past its header (or a file of an older version) becomes one header.
       if (saved?.compact) await store.compact(headerOf(sandbox))
     }
-    if (storeUrl !== undefined) shared = await openShared(sandbox, storeUrl)
+    if (storeUrl !== undefined) {
+      // A named session's keys expire in Redis by the rule its memory does (`--session-ttl`).
+      const sessionTtlMs = sandbox.sessions.sessionTtl ?? 0
+      shared = await openShared(sandbox, storeUrl, { replicas: storeReplicas, sessionTtlMs })
+    }
   } catch (error) {
     await store?.close()
     throw error
@@ -142,14 +150,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           writes: sandbox.writeCount,
         }
   const recording = record === undefined ? undefined : startRecording(record, sandbox.proxy!)
-  // prom-client is imported here only: a server with --no-metrics, or an app of createApp alone, loads none of it.
-  const metrics = withMetrics ? (await import('./metrics.js')).serverMetrics(sandbox, store ?? shared) : undefined
-  const entryOptions = { quiet, log, logFormat, allowedHosts, allowedOrigins }
-  const listener = sandboxRequests(createApp(sandbox, entryOptions), sandbox, entryOptions, {
-    planes: [consolePlane()],
-    rootPlanes: metrics && [metrics.plane],
-    observe: metrics?.observe,
-  })
+  const listener = await serverListener(
+    sandbox,
+    { quiet, log, logFormat, allowedHosts, allowedOrigins, metrics: withMetrics },
+    store ?? shared,
+  )
   // A request without a Host, or with an Expect Node would refuse itself (an empty 400 or 417), goes to the
   // listener, which refuses it in the contract's envelope.
   const server = createServer(
@@ -225,13 +230,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 async function openShared(
   sandbox: SandboxWithHandlers,
   url: string,
+  options: RedisStoreOptions,
 ): Promise<{ close(): Promise<void>; readonly errors: number }> {
-  if (!/^rediss?:\/\//.test(url)) {
-    throw new Error(`--store takes redis://host:port[/db] (or rediss:// for TLS); got ${url}.`)
-  }
   const { RedisStore } = await import('./redisStore.js')
   const { scenario: _, ...world } = worldOf(sandbox)
-  const store = await RedisStore.open(url, world)
+  const store = await RedisStore.open(url, world, options)
   try {
     sandbox.sessions.load(await store.sessions(), store)
     await sandbox.catchUp()

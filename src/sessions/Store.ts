@@ -21,6 +21,19 @@ export interface KeptState {
   sessions: KeptSession[]
 }
 
+/**
+ * How far past its snapshot a log may grow before a store compacts it into a
+ * new one: past the snapshot's own size and this much more. Each compaction
+ * then writes no more than the writes since the last one did (plus this), so
+ * compacting costs a store a share of its writes, however long it lives.
+ */
+export const COMPACTION_SLACK_BYTES = 64 * 1024
+
+/** Whether a log of `logBytes` after a snapshot (or a data file's header) of `snapshotBytes` is due to be compacted. */
+export function outgrows(logBytes: number, snapshotBytes: number): boolean {
+  return logBytes > snapshotBytes + COMPACTION_SLACK_BYTES
+}
+
 /** One entry of a session's log: a world's own, or the session made or ended. */
 export type StoreEntry = LogEntry | { created: { created_at: string; options: SessionOptions } } | { ended: true }
 

@@ -1,5 +1,6 @@
 import { HttpHandler, HttpResponse } from 'msw'
-import { answer, sandboxPath } from '../handlers/answer.js'
+import { answer } from '../handlers/answer.js'
+import { sandboxPath } from '../handlers/dispatch.js'
 import { isApiPath } from '../http/paths.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'

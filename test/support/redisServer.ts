@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from './freePort.mjs'
 
 /** Redis's settings for the tests and the bench: `appendfsync always`, loopback, no snapshots. */
 const DURABLE_REDIS_CONF = fileURLToPath(new URL('durable-redis.conf', import.meta.url))
@@ -57,17 +58,6 @@ export async function startRedis(): Promise<RedisServer> {
       rmSync(folder, { recursive: true, force: true })
     },
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 async function waitForPort(port: number): Promise<void> {

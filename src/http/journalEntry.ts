@@ -1,0 +1,106 @@
+import { shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
+import { keptBody, keptHeaders } from '../sandbox/Journal.js'
+import { requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
+import type { JournalEntry, JournalMessage } from '../schemas/index.js'
+import { bodyRead } from './body.js'
+import type { Reply } from './respond.js'
+
+/**
+ * The journal's entry for a request answered at `path` (the API's, or in
+ * proxy mode the upstream's): how long it took since `started`, at the
+ * sandbox's clock.
+ *
+ * @example
+ * sandbox.journal.record(journalEntry(sandbox, { requestId, request, path, url, status: 200, key: token, started }))
+ */
+export function journalEntry(
+  sandbox: Sandbox,
+  {
+    requestId,
+    request,
+    path,
+    url,
+    status,
+    key,
+    started,
+    reply,
+  }: {
+    requestId: string
+    request: Request
+    path: string
+    url: URL
+    status: number
+    /** The Bearer token sent, as sent: the entry shows it as `shownCredential` does. */
+    key: string | null
+    started: number
+    /** The answer, kept with the request's own headers and body. */
+    reply?: Reply
+  },
+): JournalEntry {
+  const { adminToken } = sandbox.options
+  // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
+  const scrubber = requestScrubber(sandbox, request)
+  return {
+    request_id: requestId,
+    method: request.method,
+    path: scrubber.text(path),
+    query: queryOf(url.searchParams, adminToken, scrubber),
+    status,
+    key: key === null ? null : shownCredential(key, adminToken),
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    timestamp: sandbox.clock.iso(),
+    ...(reply && {
+      request: messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber),
+      response: messageOf(reply.headers, reply.body, adminToken, scrubber),
+    }),
+  }
+}
+
+/**
+ * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, headers cut as
+ * `keptHeaders` cuts them, the body cut at 4 KiB, and the secrets `scrubber` finds replaced. Several `Set-Cookie`s
+ * (which `Headers` yields one by one) are each kept, one a line: a cookie's `Expires` has a comma, a header value
+ * never has a line break.
+ */
+function messageOf(
+  headers: Headers,
+  body: Uint8Array | null,
+  adminToken: string | undefined,
+  scrubber: Scrubber,
+): JournalMessage {
+  // No prototype: a header named constructor or __proto__ is kept like any other.
+  const kept: Record<string, string> = Object.create(null)
+  for (const [sentName, value] of headers) {
+    const name = scrubber.text(sentName)
+    const shown = scrubber.text(shownHeader(sentName, value, adminToken))
+    const earlier = kept[name]
+    kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
+  }
+  const { body: text, body_truncated } = keptBody(body)
+  return {
+    ...keptHeaders(Object.entries(kept)),
+    body: text === null ? null : scrubber.text(text, body_truncated),
+    body_truncated,
+  }
+}
+
+/**
+ * The query parameters as the journal keeps them: a repeated one with an array of its values, a credential as
+ * `shownParameter` shows it, and the secrets `scrubber` finds replaced, in names and values.
+ */
+function queryOf(
+  searchParams: URLSearchParams,
+  adminToken: string | undefined,
+  scrubber: Scrubber,
+): Record<string, string | string[]> {
+  // No prototype: a parameter named __proto__ is kept like any other.
+  const query: Record<string, string | string[]> = Object.create(null)
+  for (const [sentName, sent] of searchParams) {
+    const name = scrubber.text(sentName)
+    const value = scrubber.text(shownParameter(sentName, sent, adminToken))
+    const earlier = query[name]
+    query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
+  }
+  return query
+}
