@@ -75,6 +75,20 @@ describe('the console', () => {
       /limit must be an integer from 1 to 100.*The parameter: limit\./s,
     )
     expect(await detail.locator('pre.body').last().textContent()).toContain('"code": "invalid_parameter"')
+    // An answer that is no error shows no reason, and nothing in its place.
+    const fine = await fetch(`${server.url}/v1/me`, { headers: KEY })
+    await page.locator(`[data-request-id="${fine.headers.get('x-request-id')}"]`).click()
+    await expect.poll(() => detail.locator('h2').textContent()).toBe('GET /v1/me')
+    expect(await detail.evaluate((node) => [...node.childNodes].map((child) => child.nodeName))).toEqual([
+      'H2',
+      'P',
+      'H3',
+      'PRE',
+      'P',
+      'H3',
+      'PRE',
+      'PRE',
+    ])
     // The filters keep the view to what is asked for.
     await fetch(`${server.url}/v1/me`, { headers: KEY })
     await page.locator('#filters').getByLabel('Status').selectOption('4xx')

@@ -45,9 +45,18 @@ describe('the example app on the standalone server', () => {
     await screenshot(page, 'standalone-inbox')
   })
 
-  it('opens a transcript across origins', async () => {
-    await page.locator('[data-call-id]').first().click()
-    await page.getByRole('list', { name: 'Transcript' }).locator('li').first().waitFor()
+  it("opens a transcript across origins: the call's messages, in order, from the server", async () => {
+    const row = page.locator('[data-call-id]').first()
+    const { body } = await apiGet(apiUrl, `/v1/calls/${await row.getAttribute('data-call-id')}`)
+    await row.click()
+    const messages = page.getByRole('list', { name: 'Transcript' }).locator('li')
+    await messages.first().waitFor()
+    expect(await messages.allTextContents()).toEqual(
+      body.data.messages.map(
+        ({ role, content }: { role: string; content: string }) =>
+          `${role === 'assistant' ? 'Assistant' : 'Caller'}${content}`,
+      ),
+    )
     await screenshot(page, 'standalone-transcript')
   })
 })

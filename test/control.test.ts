@@ -62,25 +62,18 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(answer.body.meta.request_id).toMatch(REQUEST_ID)
       expect(answer.headers.get('x-request-id')).toBe(answer.body.meta.request_id)
       expect(answer.body.meta.timestamp).toBe(NOW)
-      const { db } = api.sandbox
       expect(answer.body.data).toEqual({
         status: 'ok',
         seed: 1,
         scenario: 'default',
         clock: { now: NOW, mode: 'fixed' },
-        records: {
-          calls: db.count('calls'),
-          contacts: db.count('contacts'),
-          leads: db.count('leads'),
-          appointments: db.count('appointments'),
-        },
+        // Seed 1's day: a change to the stories or to the draws moves these, and every id with them.
+        records: { calls: 340, contacts: 243, leads: 83, appointments: 53 },
         journal: { entries: 0, capacity: 1_000 },
         live: { interval_ms: null },
         // No --data, no --store: its writes are kept nowhere but in this process.
         store: { kind: 'memory', state: 'ok', error: null },
       })
-      expect(answer.body.data.records.calls).toBe(340)
-      expect(answer.body.data).toEqual(api.sandbox.health())
     })
 
     it('answers a method it does not take with 405 and Allow, an unknown control path with 404', async () => {
@@ -753,7 +746,6 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         unused: [],
         missing: ['leads:read'],
       })
-      expect(report).toEqual(api.sandbox.usage.report((await import('../src/http/routes.js')).routes))
     })
 
     it('counts every request of a key, 404 and 405 included, under endpoints only those that reached one, and is empty after a reset', async () => {

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, type ServerOptions, startServer } from '../src/server/startServer.js'
 import { killChildren, listening, runCli } from './support/cli.js'
 import { tempFolder } from './support/tempFolder.js'
@@ -127,9 +127,14 @@ describe('--log json', () => {
       headers: { Authorization: 'Bearer sk_sandbox_readonly' },
     })
     await answer.arrayBuffer()
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(lines).toHaveLength(1)
-    const line = JSON.parse(lines[0]!)
+    // A line is written once the answer is out; the next request's line comes after every line of this one.
+    const next = await fetch(`${server.url}/_sandbox/live`)
+    await next.arrayBuffer()
+    const nextId = next.headers.get('x-request-id')!
+    await vi.waitFor(() => expect(lines.some((line) => line.includes(nextId))).toBe(true))
+    const mine = lines.filter((line) => !line.includes(nextId))
+    expect(mine).toHaveLength(1)
+    const line = JSON.parse(mine[0]!)
     expect(line).toEqual({
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       request_id: answer.headers.get('x-request-id'),

@@ -348,7 +348,7 @@ describe('--data FILE under faults, with the call-sandbox program', () => {
         if (answer.status === 201) acknowledged.push(answer.body.data.id)
       }
     })
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    await vi.waitFor(() => expect(acknowledged.length).toBeGreaterThan(10), { timeout: 10_000 })
     cli.child.kill('SIGKILL')
     await Promise.all(writers)
     await cli.exit()

@@ -275,8 +275,7 @@ describe('a sandbox without now', () => {
     await sandbox.ready
     expect(sandbox.clock.now()).toBeGreaterThanOrEqual(before)
     const first = sandbox.clock.now()
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    expect(sandbox.clock.now()).toBeGreaterThan(first)
+    await vi.waitFor(() => expect(sandbox.clock.now()).toBeGreaterThan(first))
     expect(sandbox.options.fixedClock).toBe(false)
   })
 })
@@ -285,8 +284,12 @@ describe('factories, checked', () => {
   it('always gives addLead a lead and addAppointment an appointment, however the draws go', async () => {
     const sandbox = createSandbox({ now: NOW, calls: 20 })
     for (let i = 0; i < 30; i++) {
-      expect((await sandbox.addLead()).lead.call_log_id).toBeDefined()
-      expect((await sandbox.addAppointment()).appointment.call_log_id).toBeDefined()
+      const withLead = await sandbox.addLead()
+      expect(withLead.lead.call_log_id).toBe(withLead.call.id)
+      expect(sandbox.db.get('leads', withLead.lead.id)).toEqual(withLead.lead)
+      const withAppointment = await sandbox.addAppointment()
+      expect(withAppointment.appointment.call_log_id).toBe(withAppointment.call.id)
+      expect(sandbox.db.get('appointments', withAppointment.appointment.id)).toEqual(withAppointment.appointment)
     }
   })
 

@@ -426,9 +426,12 @@ describe('the request log', () => {
         expect(Meta.shape.request_id.safeParse(requestId).success, String(requestId)).toBe(true)
         sent.push({ request, requestId: requestId! })
       }
-      // The log line is written when the answer has gone out, which may be a moment after the client read it.
-      await vi.waitFor(() => expect(lines.length).toBeGreaterThanOrEqual(requests.length), { timeout: 2_000 })
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      // The log line is written when the answer has gone out, which may be a moment after the client read it; the
+      // line of one more request comes after every line of those before it.
+      const { requestId: lastId } = await send(server.url, requests[0]!)
+      const lastLine = () => lines.findIndex((line) => line.includes(lastId!))
+      await vi.waitFor(() => expect(lastLine()).toBeGreaterThanOrEqual(0))
+      lines.splice(lastLine(), 1)
 
       expect(lines, lines.join('\n')).toHaveLength(requests.length)
       for (const { request, requestId } of sent) {
@@ -453,11 +456,11 @@ describe('the request log', () => {
     const server = await startServer({ port: 0, quiet: true, log, now: NOW })
     try {
       for (const request of requests) expect((await send(server.url, request)).status).toBe(request.status)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      expect(log).not.toHaveBeenCalled()
     } finally {
+      // close() resolves once every answer is out, after any line they would have written.
       await server.close()
     }
+    expect(log).not.toHaveBeenCalled()
   })
 })
 
@@ -479,6 +482,7 @@ describe('shutting down', () => {
 
   it('close() lets a request that is being answered finish, then resolves without waiting on its kept-alive connection', async () => {
     const server = await startServer({ port: 0, quiet: true, now: NOW, latency: 300 })
+    const arrived = new Promise((resolve) => server.server.once('request', resolve))
     const inFlight = fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }).then(
       async (response) => ({
         status: response.status,
@@ -486,7 +490,7 @@ describe('shutting down', () => {
         answeredAt: performance.now(),
       }),
     )
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await arrived
 
     const closed = server.close().then(() => performance.now())
     const { status, body, answeredAt } = await inFlight

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServer, type RunningServer } from '../src/server/startServer.js'
 import { dataOf, postJson } from './support/control.js'
 import { inProcess, NOW, overHttp, transports, walk, type Transport } from './support/transports.js'
@@ -217,7 +217,7 @@ describe('sessions in memory', () => {
     try {
       await api.request('/sessions/slow/v1/contacts', contactBody('+14155550130'))
       const slow = api.request('/sessions/slow/v1/contacts?limit=100', { headers: { Prefer: 'delay=300' } })
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      await vi.waitFor(() => expect(api.sandbox.sessions.info('slow')?.requests).toBe(2))
       for (const name of ['x', 'y', 'z']) await api.request(`/sessions/${name}/v1/me`)
       expect(api.sandbox.sessions.info('slow')?.in_memory).toBe(true)
       const answer = await slow

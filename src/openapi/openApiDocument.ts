@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { everyControlEndpoint } from '../control/controlPlane.js'
+import { LruMap } from '../data/LruMap.js'
 import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
 import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
 import { FORCEABLE_STATUSES } from '../http/prefer.js'
@@ -96,9 +97,9 @@ const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
 
 /**
  * Documents by what they say of a sandbox (its keys, whether it has an admin token): every session of a server shares
- * one.
+ * one; sandboxes of other keys (a test suite's, each its own organizations) take turns past 16.
  */
-const documents = new Map<string, Record<string, unknown>>()
+const documents = new LruMap<string, Record<string, unknown>>(16)
 
 /**
  * The OpenAPI 3.1 document of the API and the control plane, with the

@@ -1,3 +1,4 @@
+import { LruMap } from '../data/LruMap.js'
 import { bearerToken } from '../http/bearerToken.js'
 import { readBodyAsSent } from '../http/body.js'
 import { journalEntry } from '../http/journalEntry.js'
@@ -49,7 +50,7 @@ export class UpstreamProxy {
   readonly recorder: Recorder | undefined
   readonly #walks = new Walks()
   /** What GET /v1/me said of each key: its organization and scopes. In memory only. */
-  readonly #keys = new Map<string, Organization>()
+  readonly #keys = new LruMap<string, Organization>(MAX_KEYS)
   /** This proxy's entry in `Via`, to know a request of its own that came back to it. */
   readonly #via = `1.1 call-sandbox-${newRequestId().slice(4, 16)}`
 
@@ -238,9 +239,7 @@ export class UpstreamProxy {
   }
 
   #remember(token: string, me: Organization): void {
-    this.#keys.delete(token)
     this.#keys.set(token, me)
-    if (this.#keys.size > MAX_KEYS) this.#keys.delete(this.#keys.keys().next().value!)
   }
 }
 

@@ -1,3 +1,4 @@
+import { LruMap } from '../data/LruMap.js'
 import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Scope } from '../schemas/index.js'
@@ -9,7 +10,9 @@ import { defaultOrganizations } from '../world/fixtures.js'
  */
 export const STORY_NOW = '2026-11-20T12:00:00Z'
 
-const sandboxes = new Map<string, SandboxWithHandlers>()
+/** Past this many kinds of story, the least recently shown one's world goes: shown again, it is seeded anew. */
+export const SANDBOXES_KEPT = 32
+const sandboxes = new LruMap<string, SandboxWithHandlers>(SANDBOXES_KEPT)
 
 /**
  * The sandbox of a story's options, made at the first request and shared by

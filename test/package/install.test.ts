@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { consumerProject, devVersion, type ConsumerProject } from './consumerProject.js'
+import { packagesNamed } from './packagesNamed.js'
 import { relativeLinks } from '../support/docs.js'
 
 /*
@@ -171,6 +172,15 @@ describe('the packed files', () => {
     expect(linked.filter((target) => !packed.has(target))).toEqual([])
     expect(packed).toContain('LICENSE')
     expect(packed).toContain('CHANGELOG.md')
+  })
+
+  it('name their dependencies and peer, each of them and nothing else, in their code and declarations', () => {
+    const folder = join(consumer.folder, 'node_modules/call-sandbox')
+    const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'))
+    // A dependency nothing names belongs in devDependencies (a bundled one included); one named and not listed fails
+    // in a consumer's project.
+    const listed = { ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies }
+    expect(packagesNamed(folder)).toEqual(Object.keys(listed).sort())
   })
 
   it('hold nothing of the tests', async () => {
