@@ -1,14 +1,14 @@
+import { LruMap } from '../data/LruMap.js'
 import { KINDS, type WorldRecords } from '../schemas/stored.js'
 import type { OrganizationFixture } from '../world/fixtures.js'
 import { seedWorldInSlices } from '../world/seedWorld.js'
-import { BoundedCache } from './BoundedCache.js'
 
 /**
  * The worlds seeded last (or being seeded), by seed, instant and organizations: sessions of one server share theirs.
  * At most four, and 200,000 records in all (the default world has about 700; one of --calls 100000 is kept alone):
  * a database holds its own copy of each record, so a world kept here is kept twice.
  */
-const seeds = new BoundedCache<Promise<WorldRecords>>(4, 200_000)
+const seeds = new LruMap<string, Promise<WorldRecords>>(4, 200_000)
 
 /**
  * The records a world starts from: those given, or its seed's.
