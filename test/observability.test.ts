@@ -3,7 +3,7 @@
  * metrics, a JSON request log, and liveness apart from readiness.
  */
 import { execFileSync } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, type ServerOptions, startServer } from '../src/server/startServer.js'
@@ -201,6 +201,13 @@ describe('the console files, /_sandbox/console/', () => {
       expect(response.status, path).toBe(200)
       expect(response.headers.get('content-type'), path).toMatch(new RegExp(`^${type}`))
       expect((await response.text()).length, path).toBeGreaterThan(100)
+    }
+    // Every file of the folder, so that a module the script imports is never left off the served list.
+    const types: Record<string, string> = { html: 'text/html', js: 'text/javascript', css: 'text/css' }
+    for (const name of readdirSync(new URL('../console/', import.meta.url))) {
+      const response = await fetch(`${server.url}/sessions/ci-3/_sandbox/console/${name}`)
+      expect(response.status, name).toBe(200)
+      expect(response.headers.get('content-type'), name).toBe(`${types[name.split('.').pop()!]}; charset=utf-8`)
     }
     const missing = await fetch(`${server.url}/_sandbox/console/nope.js`)
     expect(missing.status).toBe(404)

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { extname, join } from 'node:path'
 import { z } from 'zod'
 import { defineEndpoint } from '../http/Endpoint.js'
 import { CONTROL_PREFIX } from '../http/paths.js'
@@ -12,20 +12,36 @@ import { PAGE_HEADERS } from './pageHeaders.js'
 /** Where the console is served, below a root: the bare root's, or a session's. */
 export const CONSOLE_PATH = `${CONTROL_PREFIX}/console`
 
+/** The console's files: the page, its style, and its script's modules (`console.js` imports the rest). */
+const FILES = [
+  'index.html',
+  'console.css',
+  'console.js',
+  'elements.js',
+  'sandbox.js',
+  'choices.js',
+  'requests.js',
+  'chart.js',
+  'world.js',
+  'controls.js',
+  'sessions.js',
+  'usage.js',
+]
+
 const TYPES: Record<string, string> = {
-  'index.html': 'text/html; charset=utf-8',
-  'console.js': 'text/javascript; charset=utf-8',
-  'console.css': 'text/css; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
 }
 
 /**
- * The console's files (`console/` in the package), read once: plain HTML, CSS and one script, no framework and no
- * build step.
+ * The console's files (`console/` in the package), read once: plain HTML, CSS and a script in a few ES modules, no
+ * framework and no build step.
  */
 function consoleFiles(): Map<string, string> {
   const folder = packageFolder('console', 'console.js')
   if (folder === undefined) return new Map()
-  return new Map(Object.keys(TYPES).map((name) => [name, readFileSync(join(folder, name), 'utf8')]))
+  return new Map(FILES.map((name) => [name, readFileSync(join(folder, name), 'utf8')]))
 }
 
 /**
@@ -39,7 +55,7 @@ export function consolePlane(): Plane {
     const text = files.get(name)
     if (text === undefined)
       throw new ApiError('not_found', `The console has no file ${name}: ${[...files.keys()].join(', ')}.`)
-    return { body: {}, text, headers: { ...PAGE_HEADERS, 'Content-Type': TYPES[name]! } }
+    return { body: {}, text, headers: { ...PAGE_HEADERS, 'Content-Type': TYPES[extname(name)]! } }
   }
   return {
     name: 'console',
