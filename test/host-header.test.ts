@@ -99,6 +99,15 @@ describe.each(ENTRIES)('$name', ({ start }) => {
     expect(errors).not.toHaveBeenCalled()
   })
 
+  it('refuses a request target //user:password@host/… (scheme-relative) with 400, quoting none of it', async () => {
+    for (const path of ['/v1/me', '/_sandbox/reset']) {
+      const answer = await raw(entry.url, head(`//u:${SECRET}@127.0.0.1:${port}${path}`, ['127.0.0.1']))
+      expect(answer.status, answer.text).toBe(400)
+      expect(JSON.parse(answer.text.slice(answer.text.indexOf('{'))).error.code).toBe('invalid_parameter')
+      expect(answer.text).not.toContain(SECRET)
+    }
+  })
+
   it.each([
     () => `127.0.0.1:${port}`,
     () => `LOCALHOST:${port}`,

@@ -212,5 +212,11 @@ describe('the console files, /_sandbox/console/', () => {
     const missing = await fetch(`${server.url}/_sandbox/console/nope.js`)
     expect(missing.status).toBe(404)
     expect((await missing.json()).error.code).toBe('not_found')
+    // A name of 60,000 characters is quoted by its first 200 at most.
+    const long = await fetch(`${server.url}/_sandbox/console/${'a'.repeat(60_000)}`)
+    expect(long.status).toBe(404)
+    const { error } = await long.json()
+    expect(error.message).toContain(`The console has no file ${'a'.repeat(200)}`)
+    expect(error.message).not.toContain('a'.repeat(201))
   })
 })

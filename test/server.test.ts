@@ -667,6 +667,16 @@ describe('the call-sandbox program', () => {
     { args: ['--proxy-timeout', '500'], message: /--proxy-timeout goes with --proxy/ },
     { args: ['--record', 'recorded.json'], message: /--record .*give --proxy/ },
     { args: ['--world', '/nonexistent-recording.json'], message: /nonexistent-recording\.json does not exist/ },
+    // A store's password is shown by its last 4, as every secret the sandbox did not issue.
+    {
+      args: ['--store', 'mysql://u:hunter2pass-wxyz@h/db'],
+      message: /Got mysql:\/\/u:…wxyz@h\/db, which names no store/,
+    },
+    {
+      args: ['--store', 'redis://:hunter2pass-wxyz@127.0.0.1:1,127.0.0.1:2/3'],
+      message: /drop \/3 from redis:\/\/:…wxyz@/,
+    },
+    { args: ['--store', 'file:relative.log'], message: /--store takes a data file as file:\/\/\/path/ },
   ])('refuses $args with a clear message, no stack trace, and a non-zero exit', async ({ args, message }) => {
     const cli = runCli(args)
     const { code } = await cli.exit(10_000)
@@ -676,6 +686,7 @@ describe('the call-sandbox program', () => {
     expect(cli.stderr()).toMatch(message)
     expect(cli.stderr(), 'a stack trace').not.toMatch(/^\s+at .+[(:]\d+/m)
     expect(cli.stdout()).not.toMatch(LISTENING)
+    expect(cli.stderr()).not.toContain('hunter2pass')
   })
 
   it('--proxy with --record in front of another sandbox says so at start, passes requests on checked, and writes a recording that --world serves', async () => {

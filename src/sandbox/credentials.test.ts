@@ -9,6 +9,7 @@ import {
   shownHeader,
   shownParameter,
   shownUrl,
+  withUserInfoShown,
 } from './credentials.js'
 
 const ADMIN = 'admin-token-s3cret-0001'
@@ -186,8 +187,22 @@ describe('shownUrl', () => {
     ['a fragment alone', '/cb#id_token=eyJhbGciOiJIUzI1NiJ9.e30.wxyz', '/cb#id_token=…wxyz'],
     ['a fragment that is a place, as it is', '/docs#section-2', '/docs#section-2'],
     ['a ? in the fragment, not the query', '/app#/inbox?token=tok_0123456789wxyz', '/app#/inbox?token=…wxyz'],
+    ['a password in the user information', 'http://u:hunter2secret-long@h.test/x', 'http://u:…long@h.test/x'],
+    ['a token as the user alone', '//ghp_0123456789abcdwxyz@h.test/x?y=1', '//…wxyz@h.test/x?y=1'],
+    ['an @ in the path, not user information', '/v1/contacts?email=a@b.test', '/v1/contacts?email=a@b.test'],
   ])('shows %s', (_, url, shown) => {
     expect(shownUrl(url, ADMIN)).toBe(shown)
+  })
+})
+
+describe('withUserInfoShown', () => {
+  it.each([
+    ['redis://:hunter2pass-long@127.0.0.1:6379', 'redis://:…long@127.0.0.1:6379'],
+    ['--store redis://user:hunter2pass-long@a:1,b:2/3: no cluster', '--store redis://user:…long@a:1,b:2/3: no cluster'],
+    ['two: mysql://u:short@h/db and rediss://:another-secret-xyz9@h', 'two: mysql://u:…@h/db and rediss://:…xyz9@h'],
+    ['no URL at all, an @ alone: a@b', 'no URL at all, an @ alone: a@b'],
+  ])('shows %j as %j', (text, shown) => {
+    expect(withUserInfoShown(text)).toBe(shown)
   })
 })
 

@@ -196,8 +196,10 @@ export function shownParameter(name: string, value: string, adminToken?: string)
  * @example
  * shownUrl('/v1/calls?access_token=sk_live_51HxQz9abcd&status=completed') // '/v1/calls?access_token=…abcd&status=completed'
  * shownUrl('https://app.test/cb#access_token=sk_live_51HxQz9abcd') // 'https://app.test/cb#access_token=…abcd'
+ * shownUrl('redis://default:hunter2pass-long@10.0.0.5:6379') // 'redis://default:…long@10.0.0.5:6379'
  */
-export function shownUrl(url: string, adminToken?: string): string {
+export function shownUrl(given: string, adminToken?: string): string {
+  const url = withUserInfoShown(given, adminToken)
   const hash = url.indexOf('#')
   const beforeHash = hash === -1 ? url : url.slice(0, hash)
   const start = beforeHash.indexOf('?')
@@ -206,6 +208,27 @@ export function shownUrl(url: string, adminToken?: string): string {
       ? beforeHash
       : `${beforeHash.slice(0, start + 1)}${shownPairs(beforeHash.slice(start + 1), adminToken)}`
   return hash === -1 ? shown : `${shown}#${shownPairs(url.slice(hash + 1), adminToken)}`
+}
+
+/** A URL's user information (`//user:password@`, or a token alone as `//token@`) anywhere in a text. */
+const USER_INFO = /\/\/([^\s/?#@:]*)(?::([^\s/?#@]*))?@/g
+
+/**
+ * A text with the password of every URL in it (or the user, when it is the
+ * only part: a token) shown as `shownCredential` shows it: for a message that
+ * quotes a URL someone gave (`--store redis://user:password@host`), and for
+ * the path of a request.
+ *
+ * @example
+ * withUserInfoShown('no Redis at redis://:hunter2pass-long@10.0.0.5:6379') // 'no Redis at redis://:…long@10.0.0.5:6379'
+ */
+export function withUserInfoShown(text: string, adminToken?: string): string {
+  if (!text.includes('@')) return text
+  return text.replace(USER_INFO, (_, user: string, password: string | undefined) =>
+    password === undefined
+      ? `//${shownCredential(user, adminToken)}@`
+      : `//${user}:${shownCredential(password, adminToken)}@`,
+  )
 }
 
 function shownPairs(pairs: string, adminToken: string | undefined): string {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
+import { withUserInfoShown } from '../sandbox/credentials.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
 import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
@@ -232,7 +233,8 @@ async function main(): Promise<void> {
       })
     }
   } catch (error) {
-    console.error(`call-sandbox: ${describe(error)}`)
+    // A store's URL the message quotes may carry a password (`--store redis://:password@host`).
+    console.error(`call-sandbox: ${withUserInfoShown(describe(error))}`)
     process.exit(1)
   }
 }

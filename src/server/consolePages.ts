@@ -5,6 +5,7 @@ import { defineEndpoint } from '../http/Endpoint.js'
 import { CONTROL_PREFIX } from '../http/paths.js'
 import { openSteps, type Plane } from '../http/pipeline.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { echoed } from '../schemas/echoed.js'
 import { NoQuery } from '../schemas/index.js'
 import { packageFolder } from './packageFolder.js'
 import { PAGE_HEADERS } from './pageHeaders.js'
@@ -54,7 +55,7 @@ export function consolePlane(): Plane {
   const file = (name: string) => {
     const text = files.get(name)
     if (text === undefined)
-      throw new ApiError('not_found', `The console has no file ${name}: ${[...files.keys()].join(', ')}.`)
+      throw new ApiError('not_found', `The console has no file ${echoed(name)}: ${[...files.keys()].join(', ')}.`)
     return { body: {}, text, headers: { ...PAGE_HEADERS, 'Content-Type': TYPES[extname(name)]! } }
   }
   return {

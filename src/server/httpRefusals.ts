@@ -73,11 +73,11 @@ function flawOf(host: string): string {
   return 'a character no host name has, or a port past 65535'
 }
 
-/** Whether an absolute-form request target (`http://user:password@host/path`) names a user. */
+/** Whether a request target names a user: absolute-form (`http://user:password@host/path`) or `//user:password@host/path`. */
 function hasUserInformation(target: string): boolean {
-  if (target.startsWith('/')) return false
+  if (target.startsWith('/') && !target.startsWith('//')) return false
   try {
-    const url = new URL(target)
+    const url = new URL(target, 'http://sandbox.invalid')
     return url.username !== '' || url.password !== ''
   } catch {
     return false

@@ -37,6 +37,15 @@ describe('the store backends, by scheme', () => {
     },
   )
 
+  it.each(['file:relative.log', 'file:', 'file://host/var/lib/sandbox.log', 'file:///var/lib/'])(
+    'refuses %j: a data file is file:///absolute/path',
+    async (url) => {
+      await expect(openStore({ store: url }, { sessionTtlMs: 0 })).rejects.toThrow(
+        `--store takes a data file as file:///path/to/sandbox.log, an absolute path to a file; got ${url}.`,
+      )
+    },
+  )
+
   it('opens no store without --data or --store, and refuses both', async () => {
     expect(await openStore({}, { sessionTtlMs: 0 })).toBeUndefined()
     await expect(openStore({ data: newPath(), store: 'redis://x:1' }, { sessionTtlMs: 0 })).rejects.toThrow(

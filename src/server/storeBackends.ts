@@ -25,7 +25,16 @@ interface StoreBackend {
 const BACKENDS: Record<string, StoreBackend> = {
   'redis:': { shape: 'redis://host:port[/db], or a cluster, redis://host:port,host:port', open: openRedis },
   'rediss:': { shape: 'rediss://host:port[/db] (TLS)', open: openRedis },
-  'file:': { shape: 'file:///path/to/sandbox.log (as --data)', open: (url) => openFile(fileURLToPath(url)) },
+  'file:': { shape: 'file:///path/to/sandbox.log (as --data)', open: (url) => openFile(filePathOf(url)) },
+}
+
+/** The path of a `file:///absolute/path` URL; any other `file:` URL (relative, a host, no path) is an error. */
+function filePathOf(url: string): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (!parsed || !/^file:\/\/\//i.test(url) || parsed.host !== '' || parsed.pathname.endsWith('/')) {
+    throw new Error(`--store takes a data file as file:///path/to/sandbox.log, an absolute path to a file; got ${url}.`)
+  }
+  return fileURLToPath(parsed)
 }
 
 async function openRedis(url: string, options: StoreOptions): Promise<Store> {
