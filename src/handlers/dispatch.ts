@@ -13,6 +13,7 @@ import { ApiError } from '../schemas/ApiError.js'
 import { echoed } from '../schemas/echoed.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
+import type { FetchRequest } from '../http/FetchRequest.js'
 
 /** Who may reach the control plane, as the server checks it (see `controlAccess`); in process, anyone. */
 export interface ControlGuard {
@@ -84,7 +85,7 @@ export function locate(path: string): Located {
  */
 export async function dispatch(
   sandbox: Sandbox,
-  request: Request,
+  request: FetchRequest,
   context: DispatchContext = {},
 ): Promise<Reply | undefined> {
   const started = performance.now()
@@ -206,7 +207,7 @@ function badSessionName(name: string): ApiError {
 }
 
 /** An error answered before any world is chosen: the default world's clock dates it. */
-function refuse(sandbox: Sandbox, requestId: string, request: Request, error: unknown): Promise<Reply> {
+function refuse(sandbox: Sandbox, requestId: string, request: FetchRequest, error: unknown): Promise<Reply> {
   return failedReply(sandbox, requestId, request, error)
 }
 

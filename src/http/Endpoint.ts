@@ -3,6 +3,7 @@ import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { DriftReport, FieldError, Scope } from '../schemas/index.js'
 import type { Sessions } from '../sessions/Sessions.js'
+import type { FetchRequest } from './FetchRequest.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'
 
@@ -16,7 +17,7 @@ export type Requirement = { scope: Scope | null } | 'admin token' | 'nothing'
 export interface RequestContext {
   /** The world that answers: the session's, or the server's own. */
   sandbox: Sandbox
-  request: Request
+  request: FetchRequest
   url: URL
   /** The path below the session's root (below the base URL at the bare root), still percent-encoded. */
   path: string

@@ -1,5 +1,6 @@
 import { ApiError } from '../schemas/ApiError.js'
 import { isObject } from '../schemas/isObject.js'
+import type { FetchRequest } from './FetchRequest.js'
 
 /** Bodies over this many bytes answer 413. */
 const MAX_BODY_BYTES = 64 * 1024
@@ -17,7 +18,10 @@ const READ_LIMIT = 1024 * 1024
  * @example
  * const fields = await readJsonObject(request)
  */
-export async function readJsonObject(request: Request, { optional = false } = {}): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  request: FetchRequest,
+  { optional = false } = {},
+): Promise<Record<string, unknown>> {
   const contentType = request.headers.get('content-type')
   const unsupported = () =>
     new ApiError(
@@ -77,7 +81,7 @@ function tooLarge(): ApiError {
  * @example
  * const bytes = await readBodyAsSent(request)
  */
-export async function readBodyAsSent(request: Request): Promise<Uint8Array<ArrayBuffer>> {
+export async function readBodyAsSent(request: FetchRequest): Promise<Uint8Array<ArrayBuffer>> {
   const bytes = await readAtMost(request, READ_LIMIT)
   if (bytes === undefined)
     throw new ApiError('payload_too_large', `The body is larger than ${READ_LIMIT / 1024 / 1024} MiB.`)
@@ -85,9 +89,9 @@ export async function readBodyAsSent(request: Request): Promise<Uint8Array<Array
 }
 
 /** Requests whose body was given up on past `READ_LIMIT`, unread to its end. */
-const abandoned = new WeakSet<Request>()
+const abandoned = new WeakSet<FetchRequest>()
 /** What was read of each request's body: the journal keeps its start. */
-const read = new WeakMap<Request, Uint8Array>()
+const read = new WeakMap<FetchRequest, Uint8Array>()
 
 /**
  * What was read of a request's body (none, when nothing read it or it was too large to read).
@@ -95,7 +99,7 @@ const read = new WeakMap<Request, Uint8Array>()
  * @example
  * bodyRead(request)?.byteLength // 42
  */
-export function bodyRead(request: Request): Uint8Array | undefined {
+export function bodyRead(request: FetchRequest): Uint8Array | undefined {
   return read.get(request)
 }
 
@@ -105,7 +109,7 @@ export function bodyRead(request: Request): Uint8Array | undefined {
  * gets its answer. Returns false when the body was too large to read to its
  * end: that answer must close the connection, which is no longer usable.
  */
-export async function finishReading(request: Request): Promise<boolean> {
+export async function finishReading(request: FetchRequest): Promise<boolean> {
   if (request.body && !request.bodyUsed) await readAtMost(request, READ_LIMIT).catch(() => undefined)
   return !abandoned.has(request)
 }
@@ -114,7 +118,7 @@ export async function finishReading(request: Request): Promise<boolean> {
  * The body's bytes, or `undefined` once it passes `limit` (the rest is not read). A body that stops arriving (the
  * server's request timeout, a client gone) is an error, and its answer closes the connection.
  */
-async function readAtMost(request: Request, limit: number): Promise<Uint8Array | undefined> {
+async function readAtMost(request: FetchRequest, limit: number): Promise<Uint8Array | undefined> {
   if (!request.body) return new Uint8Array()
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []

@@ -5,6 +5,7 @@ import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 import { bodyRead } from './body.js'
 import type { Reply } from './respond.js'
+import type { FetchRequest } from './FetchRequest.js'
 
 /**
  * The journal's entry for a request answered at `path` (the API's, or in
@@ -27,7 +28,7 @@ export function journalEntry(
     reply,
   }: {
     requestId: string
-    request: Request
+    request: FetchRequest
     path: string
     url: URL
     status: number

@@ -10,6 +10,7 @@ import {
 import { finishReading } from './body.js'
 import { SESSION_PREFIX, SESSIONS_PATH } from './paths.js'
 import { bodyBytes } from './RawJson.js'
+import type { FetchRequest } from './FetchRequest.js'
 
 const encoder = new TextEncoder()
 
@@ -147,7 +148,7 @@ export function errorReply(
 export async function failedReply(
   sandbox: Sandbox,
   requestId: string,
-  request: Request,
+  request: FetchRequest,
   error: unknown,
 ): Promise<Reply> {
   const readToTheEnd = await finishReading(request)

@@ -18,6 +18,7 @@ import { resolveProxyOptions, type ProxyOptions, type ResolvedProxyOptions } fro
 import { Recorder } from './Recorder.js'
 import type { Recording } from './recording.js'
 import { Walks } from './Walks.js'
+import type { FetchRequest } from '../http/FetchRequest.js'
 
 /** Keys whose organization and scopes are remembered (GET /v1/me); past it, the least recently used goes. */
 const MAX_KEYS = 1_000
@@ -70,7 +71,7 @@ export class UpstreamProxy {
    * recorded → sent back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
    * → journal and drift report.
    */
-  async answer(world: Sandbox, request: Request, path: string, url: URL): Promise<Reply> {
+  async answer(world: Sandbox, request: FetchRequest, path: string, url: URL): Promise<Reply> {
     const started = performance.now()
     const requestId = newRequestId()
     const token = bearerToken(request.headers.get('authorization'))
@@ -207,7 +208,7 @@ export class UpstreamProxy {
   }
 
   /** Learns the key's organization and scopes from GET /v1/me, and records what the answer holds. */
-  async #learn(token: string, request: Request, route: Route, { body, records }: ContractCheck): Promise<void> {
+  async #learn(token: string, request: FetchRequest, route: Route, { body, records }: ContractCheck): Promise<void> {
     if (route.path === '/v1/me') {
       const me = Organization.safeParse(records[0])
       if (me.success) this.#remember(token, me.data)

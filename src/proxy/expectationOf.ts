@@ -8,6 +8,7 @@ import { routes } from '../http/routes.js'
 import { ApiError } from '../schemas/ApiError.js'
 import type { Scope } from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
+import type { FetchRequest } from '../http/FetchRequest.js'
 
 /** What the contract lets the upstream answer to one request, judged from the request alone. */
 export interface Expectation {
@@ -42,7 +43,7 @@ export const ALWAYS_ALLOWED = [429, 500, 502, 503, 504]
  * const { statuses } = await expectationOf(request, '/v1/calls', url, undefined) // [200, 401, 403]
  */
 export async function expectationOf(
-  request: Request,
+  request: FetchRequest,
   path: string,
   url: URL,
   body: Uint8Array<ArrayBuffer> | undefined,
@@ -102,7 +103,7 @@ function refused(error: unknown, alsoAllowed: number[] = []): Expectation {
 }
 
 /** The request's body again, already read, for the body's parser. */
-function asSent(request: Request, url: URL, body: Uint8Array<ArrayBuffer> | undefined): Request {
+function asSent(request: FetchRequest, url: URL, body: Uint8Array<ArrayBuffer> | undefined): Request {
   const contentType = request.headers.get('content-type')
   return new Request(url, {
     method: request.method,

@@ -204,7 +204,7 @@ function keep(sent: string[], credential: string, known: ReadonlySet<string>): v
     sent.push(credential)
 }
 
-const requests = new WeakMap<Request, Scrubber>()
+const requests = new WeakMap<object, Scrubber>()
 
 /**
  * The value rule for a fetch request: made once, when first asked (its
@@ -213,7 +213,7 @@ const requests = new WeakMap<Request, Scrubber>()
  * @example
  * requestScrubber(sandbox, request).text(context.path)
  */
-export function requestScrubber(world: SecretHolder, request: Request): Scrubber {
+export function requestScrubber(world: SecretHolder, request: Pick<Request, 'url' | 'headers'>): Scrubber {
   let scrubber = requests.get(request)
   if (!scrubber) {
     scrubber = scrubberOf(world, request.headers, queryOf(request.url))

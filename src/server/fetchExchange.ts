@@ -1,9 +1,12 @@
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
+import type { FetchRequest } from '../http/FetchRequest.js'
 
 /**
- * A Node request as a Fetch `Request`: its headers as sent, its body a web
- * stream still arriving (none for GET and HEAD), never buffered here.
+ * A Node request as the sandbox's dispatch reads it: its headers as sent,
+ * its body a web stream still arriving, never buffered here. A GET or a HEAD
+ * has no body, and is no `Request`: its URL, method and headers are all the
+ * dispatch reads of it (see `FetchRequest`).
  *
  * @note The server's own bridge, in place of `@mswjs/http-middleware`
  * (last release 0.10.3): that one calls msw 2's `handleRequest`, which msw 3
@@ -15,12 +18,15 @@ import { Readable } from 'node:stream'
  * @example
  * const reply = await dispatch(sandbox, fetchRequestOf(request, url), context)
  */
-export function fetchRequestOf(request: IncomingMessage, url: URL): Request {
-  const withBody = request.method !== 'GET' && request.method !== 'HEAD'
+export function fetchRequestOf(request: IncomingMessage, url: URL): FetchRequest {
+  const { method = 'GET' } = request
+  // As a Request's own: the URL as it serializes it, which is the parsed URL's href.
+  if (method === 'GET' || method === 'HEAD')
+    return { url: url.href, method, headers: headersOf(request), body: null, bodyUsed: false }
   return new Request(url, {
-    method: request.method,
+    method,
     headers: headersOf(request),
-    body: withBody ? arrivingBody(request) : undefined,
+    body: arrivingBody(request),
     duplex: 'half',
   } as RequestInit)
 }
