@@ -116,7 +116,7 @@ export class Sandbox {
       keys: () => this.#keys,
       endings: this.#endings,
       factories: this.#factories,
-      leads: (ttlMs) => this.#log.leads(ttlMs),
+      holdsLease: (ttlMs) => this.#log.holdsLease(ttlMs),
     })
     this.#live.start()
   }

@@ -62,10 +62,10 @@ export class WorldLog {
     return true
   }
 
-  /** Whether this server does the world's timed work for the next `ttlMs` (see `SharedLog.leads`). */
-  async leads(ttlMs: number): Promise<boolean> {
+  /** Whether this server does the world's timed work for the next `ttlMs` (see `SharedLog.holdsLease`). */
+  async holdsLease(ttlMs: number): Promise<boolean> {
     if (!this.#store) return !this.#storeComing
-    return this.#store.shared ? this.#store.leads(ttlMs) : true
+    return this.#store.shared ? this.#store.holdsLease(ttlMs) : true
   }
 
   waitForStore(): void {

@@ -41,7 +41,7 @@ export class RedisStore implements Store {
   readonly seededFrom = undefined
   readonly #connection: RedisConnection
   readonly #sessionTtlMs: number
-  /** This server, to tell which one leads a world's timed work. */
+  /** This server, to tell which one holds the lease on a world's timed work. */
   readonly #id = randomUUID()
   #error: string | null = null
   #errors = 0
