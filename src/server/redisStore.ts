@@ -4,7 +4,7 @@ import type { StoreHealth } from '../schemas/index.js'
 import { SessionOptions, type WorldOf } from '../schemas/snapshot.js'
 import { LogMovedOn } from '../sandbox/WorldStore.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
-import type { FirstRead, KeptSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
+import type { FirstRead, StoredSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
 import { type Command, connectRedis, type RedisConnection, type ReplicaWaits } from './redisConnection.js'
 import { redisLog } from './redisLog.js'
 import { allKeys, evalOf, FORGET, keyOf, SESSIONS_KEY, WORLD_KEY } from './redisScripts.js'
@@ -110,7 +110,7 @@ export class RedisStore implements Store {
   }
 
   /** Every named session the store knows, each to be read from its log at its first request. */
-  async sessions(): Promise<KeptSession[]> {
+  async sessions(): Promise<StoredSession[]> {
     const named = (await this.#send(SESSIONS_KEY, ['ZRANGE', SESSIONS_KEY, '0', '-1', 'WITHSCORES'])) as Array<
       [string, number]
     >
@@ -127,7 +127,7 @@ export class RedisStore implements Store {
     return found.filter((session) => session !== undefined)
   }
 
-  async session(name: string): Promise<KeptSession | undefined> {
+  async session(name: string): Promise<StoredSession | undefined> {
     const key = keyOf(name, 'session')
     const text = await this.#send(key, ['GET', key])
     if (typeof text !== 'string') return undefined

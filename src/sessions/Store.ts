@@ -3,32 +3,32 @@ import type { WorldStore } from '../sandbox/WorldStore.js'
 import type { LogEntry, SessionOptions, Snapshot, WorldOf } from '../schemas/snapshot.js'
 
 /** What a store keeps of one world: the snapshot it was last compacted to (none: its seed), and its log since. */
-export interface KeptWorld {
+export interface StoredWorld {
   snapshot: Snapshot | null
   entries: LogEntry[]
 }
 
-/** What a store keeps of a named session: how it was made, and its world. */
-export interface KeptSession extends KeptWorld {
+/** A named session as a store keeps it: how it was made, and its world as a snapshot and the log since. */
+export interface StoredSession extends StoredWorld {
   name: string
   created_at: string
   options: SessionOptions
 }
 
 /** What a store keeps of a server: the default session's world and every named session's. */
-export interface KeptState {
-  world: KeptWorld
-  sessions: KeptSession[]
+export interface StoredState {
+  world: StoredWorld
+  sessions: StoredSession[]
 }
 
 /** Every world of a server as it stands: the default session's, and every named session's. */
 export interface WorldsNow {
   world: Snapshot
-  sessions: KeptSession[]
+  sessions: StoredSession[]
 }
 
 /** What a first read found, for the start-up line: the state, and how many entries its log held. */
-export interface FirstRead extends KeptState {
+export interface FirstRead extends StoredState {
   logged: number
 }
 
@@ -84,7 +84,7 @@ export interface Store {
   /** One session's world's part of the store. */
   log(session: string): WorldStore
   /** A session another server made since this one started; a store of this server alone has none. */
-  session(name: string): Promise<KeptSession | undefined>
+  session(name: string): Promise<StoredSession | undefined>
   /**
    * A session this server forgot, unused for its TTL (see `expiresAt`): a store of this server alone forgets it too;
    * a store several servers share keeps it (its keys expire there on their own), since other servers may still use it.

@@ -6,7 +6,7 @@ import type { StoreHealth } from '../../schemas/index.js'
 import type { WorldOf } from '../../schemas/snapshot.js'
 import type { OwnLog } from '../../sandbox/WorldStore.js'
 import { DEFAULT_SESSION } from '../../sessions/Sessions.js'
-import type { FirstRead, KeptSession, Store, StoreEntry, WorldsNow } from '../../sessions/Store.js'
+import type { FirstRead, StoredSession, Store, StoreEntry, WorldsNow } from '../../sessions/Store.js'
 import { syncDirectory } from '../writeAtomically.js'
 import { DATA_FILE_FORMAT, DATA_FILE_VERSION, DataFileError, type DataFileHeader, emptyHeader } from './format.js'
 import { releaseLock, takeLock } from './lock.js'
@@ -127,7 +127,7 @@ export class FileStore implements Store {
   }
 
   /** Every session is this server's: none is made elsewhere. */
-  async session(): Promise<KeptSession | undefined> {
+  async session(): Promise<StoredSession | undefined> {
     return undefined
   }
 
