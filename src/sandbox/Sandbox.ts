@@ -19,7 +19,7 @@ import { Journal, type JournalFilter } from './Journal.js'
 import { JournalBudget } from './JournalBudget.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
-import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptions } from './options.js'
+import { resolveOptions, type ResolvedOptions, type SandboxOptions, seedOfOptions } from './options.js'
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
@@ -106,7 +106,7 @@ export class Sandbox {
       startOver: (write, scenario) => this.#startOver(write, this.#optionsOf(scenario)),
       ownScenario: options.scenario ?? 'default',
       clockBase: () => (this.#options.fixedClock ? this.#options.now : Date.now()),
-      seed: () => worldOfOptions(this.#options),
+      seed: () => seedOfOptions(this.#options),
     })
     this.#endings = new Endings(this.#writes, this.clock)
     this.#factories = new Factories(this.#writes, () => this.#keys, this.clock)
@@ -185,7 +185,7 @@ export class Sandbox {
     const options = this.#optionsOf(scenario)
     await this.#writes.write((write) => this.#startOver(write, options), {
       counted: false,
-      kept: () => ({ reset: worldOfOptions(options ?? this.#options) }),
+      kept: () => ({ reset: seedOfOptions(options ?? this.#options) }),
     })
     await this.#log.clearRequests()
   }

@@ -1,5 +1,5 @@
 import type { JournalEntry, KeyUsage, StoreHealth } from '../schemas/index.js'
-import type { LogEntry, WorldOf } from '../schemas/snapshot.js'
+import type { LogEntry, SeedIdentity } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
 import type { Clock } from './Clock.js'
 import { filterEntries, type Journal, type JournalFilter } from './Journal.js'
@@ -26,7 +26,7 @@ export interface LoggedWorld {
   /** What the clock's offset counts from: the seed instant (a fixed clock) or the real time (a running one). */
   clockBase(): number
   /** The seed the world stands on now (its own, or a reset's). */
-  seed(): WorldOf
+  seed(): SeedIdentity
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
-import { SessionOptions, type WorldOf } from '../schemas/snapshot.js'
+import { SessionOptions, type SeedIdentity } from '../schemas/snapshot.js'
 import { LogMovedOn } from '../sandbox/WorldStore.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
 import type { FirstRead, StoredSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
@@ -33,7 +33,7 @@ export interface RedisStoreOptions {
  * The Redis store of a fleet of servers.
  *
  * @example
- * const store = await RedisStore.open('redis://127.0.0.1:6379', worldOf(sandbox))
+ * const store = await RedisStore.open('redis://127.0.0.1:6379', seedOf(sandbox))
  */
 export class RedisStore implements Store {
   readonly shared = true
@@ -79,7 +79,7 @@ export class RedisStore implements Store {
    * before; a fleet's servers may reset to other scenarios): a store used for the first time takes this world. Every
    * world is read from its log at its first request (the default one's at once, by its `catchUp`).
    */
-  async read({ scenario: _, ...world }: WorldOf): Promise<FirstRead> {
+  async read({ scenario: _, ...world }: SeedIdentity): Promise<FirstRead> {
     const text = JSON.stringify(world)
     const connection = this.#connection
     await connection.send(WORLD_KEY, ['SET', WORLD_KEY, text, 'NX'])

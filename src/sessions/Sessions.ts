@@ -1,5 +1,5 @@
 import { Journal } from '../sandbox/Journal.js'
-import { resolveOptions, type SandboxOptions, worldOfOptions } from '../sandbox/options.js'
+import { resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
@@ -243,7 +243,7 @@ export class Sessions {
       }
       if (
         snapshot &&
-        worldOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !==
+        seedOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !==
           snapshot.organizations
       ) {
         throw new TypeError(`The session ${name} belongs to other organizations or sizes.`)

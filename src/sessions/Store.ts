@@ -1,6 +1,6 @@
 import type { StoreHealth } from '../schemas/index.js'
 import type { WorldStore } from '../sandbox/WorldStore.js'
-import type { LogEntry, SessionOptions, Snapshot, WorldOf } from '../schemas/snapshot.js'
+import type { LogEntry, SessionOptions, Snapshot, SeedIdentity } from '../schemas/snapshot.js'
 
 /** What a store keeps of one world: the snapshot it was last compacted to (none: its seed), and its log since. */
 export interface StoredWorld {
@@ -65,13 +65,13 @@ export interface Store {
    * The world the store's data was seeded as, when that decides how the server's world is seeded (a data file: at
    * its instant, with its clock, in its scenario); undefined when the server's options decide.
    */
-  readonly seededFrom: WorldOf | undefined
+  readonly seededFrom: SeedIdentity | undefined
   /**
    * The first read, once the world the store is opened for is seeded: checks the store belongs to `world` (the same
    * seed, instant, clock and organizations; a store used for the first time takes it), and returns what it keeps of
    * every session. Throws `unfit`'s error, and leaves the store as it was, when it belongs to another world.
    */
-  read(world: WorldOf): Promise<FirstRead>
+  read(world: SeedIdentity): Promise<FirstRead>
   /** Once the worlds are put back from `read`: a store that compacts at start-up writes `now` (every world as it stands). */
   restored(now: () => WorldsNow): Promise<void>
   /** The error a first read that does not fit the world is thrown as: it names the store and how to start afresh. */

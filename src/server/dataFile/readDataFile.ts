@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { RECORDING_FORMAT } from '../../proxy/recording.js'
-import type { LogEntry, WorldOf } from '../../schemas/snapshot.js'
+import type { LogEntry, SeedIdentity } from '../../schemas/snapshot.js'
 import { DEFAULT_SESSION } from '../../sessions/Sessions.js'
 import { type StoredSession, type FirstRead, type StoredWorld, outgrows } from '../../sessions/Store.js'
 import {
@@ -17,7 +17,7 @@ import {
 /** What a data file holds, read: every session's world, and what reading it found. */
 export interface DataFileContent extends FirstRead {
   /** The world the default session's log starts from: its seed, or the last reset's. */
-  seed: WorldOf
+  seed: SeedIdentity
   /** Whether the file is no version 4 log, or its log has grown well past its header: compacted at start-up. */
   compact: boolean
 }
