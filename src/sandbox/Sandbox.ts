@@ -26,7 +26,7 @@ import { Listeners } from './Listeners.js'
 import { startingWorld } from './startingWorld.js'
 import { type Endpoint as UsageEndpoint, Usage } from './Usage.js'
 import { type SandboxChanges, WorldLog } from './WorldLog.js'
-import type { WorldStore } from './WorldStore.js'
+import type { StoreLog } from './StoreLog.js'
 import { type Records, type Write, WriteQueue } from './WriteQueue.js'
 
 export type { AddCallInput, AddedCall } from './Factories.js'
@@ -298,7 +298,7 @@ export class Sandbox {
    * From now on every write, reset and clock move goes to `store` before it counts (see `WorldLog.keepIn`). The
    * server calls it once the world is put back from the same store (`replay`).
    */
-  keepWritesIn(store: WorldStore): void {
+  keepWritesIn(store: StoreLog): void {
     this.#log.keepIn(store)
   }
 

@@ -5,7 +5,7 @@ import type { Clock } from './Clock.js'
 import { filterEntries, type Journal, type JournalFilter } from './Journal.js'
 import type { ScenarioName } from './scenarios.js'
 import { countersOf, type Endpoint as UsageEndpoint, Usage } from './Usage.js'
-import type { WorldStore } from './WorldStore.js'
+import type { StoreLog } from './StoreLog.js'
 import type { Kept, Write, WriteQueue } from './WriteQueue.js'
 
 /** What a sandbox's writes changed since its seed (see `changes()`), and how many writes there were. */
@@ -38,7 +38,7 @@ export interface LoggedWorld {
  */
 export class WorldLog {
   readonly #world: LoggedWorld
-  #store: WorldStore | undefined
+  #store: StoreLog | undefined
   /** A store is on its way (`waitForStore`): until it comes, live mode rings nothing of its own. */
   #storeComing = false
   /** The store's taking of the last clock move made outside a write. */
@@ -77,7 +77,7 @@ export class WorldLog {
    * and throws its `StorageUnavailableError`. A store several servers share takes the world's snapshot between two
    * writes, in the world's turn, to compact its log.
    */
-  keepIn(store: WorldStore): void {
+  keepIn(store: StoreLog): void {
     this.#store = store
     const { writes } = this.#world
     writes.keepIn(

@@ -4,7 +4,7 @@ import { StorageUnavailableError } from '../schemas/domainErrors.js'
 import { defaultOrganizations } from '../world/fixtures.js'
 import { createFaker } from '../world/random.js'
 import { seedWorld } from '../world/seedWorld.js'
-import { LogMovedOn } from './WorldStore.js'
+import { LogMovedOn } from './StoreLog.js'
 import { type Kept, WriteQueue } from './WriteQueue.js'
 
 const SEED = 7

@@ -4,7 +4,7 @@ import type { SeedIdentity } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
 import { createFaker } from '../world/random.js'
 import { StorageUnavailableError } from '../schemas/domainErrors.js'
-import { LogMovedOn } from './WorldStore.js'
+import { LogMovedOn } from './StoreLog.js'
 
 /** Writes that lose the race to another server this many times in a row give up (a 503, as the store's error). */
 const MAX_ATTEMPTS = 50

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/WorldStore.js'
+import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/StoreLog.js'
 import { LogEntry, Snapshot } from '../schemas/snapshot.js'
 import { COMPACTION_SLACK_BYTES } from '../sessions/Store.js'
 import { APPEND, COMPACT, evalOf, keyOf, LEASE, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'

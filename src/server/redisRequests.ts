@@ -1,5 +1,5 @@
 import { cutBody } from '../sandbox/Journal.js'
-import type { SharedRequests } from '../sandbox/WorldStore.js'
+import type { SharedRequests } from '../sandbox/StoreLog.js'
 import type { JournalEntry } from '../schemas/index.js'
 import type { Command } from './redisConnection.js'
 import { evalOf, JOURNAL, keyOf, RECORD } from './redisScripts.js'

@@ -1,4 +1,4 @@
-import type { WorldStore } from '../sandbox/WorldStore.js'
+import type { StoreLog } from '../sandbox/StoreLog.js'
 import type { LogEntry } from '../schemas/snapshot.js'
 import type { Session } from './Session.js'
 import type { Store } from './Store.js'
@@ -49,7 +49,7 @@ export class SessionStore {
   }
 
   /** A named session's world's part of the store: `current()` (the session, while it lasts) is made known by its first entry. */
-  world(name: string, current: () => Session | undefined): WorldStore | undefined {
+  world(name: string, current: () => Session | undefined): StoreLog | undefined {
     const log = this.#store?.log(name)
     if (!log) return undefined
     return {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Sandbox } from '../sandbox/Sandbox.js'
-import type { OwnLog } from '../sandbox/WorldStore.js'
+import type { OwnLog } from '../sandbox/StoreLog.js'
 import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
 import type { FirstRead, StoredSession, Store, StoreEntry } from './Store.js'

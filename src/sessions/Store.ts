@@ -1,5 +1,5 @@
 import type { StoreHealth } from '../schemas/index.js'
-import type { WorldStore } from '../sandbox/WorldStore.js'
+import type { StoreLog } from '../sandbox/StoreLog.js'
 import type { LogEntry, SessionOptions, Snapshot, SeedIdentity } from '../schemas/snapshot.js'
 
 /** What a store keeps of one world: the snapshot it was last compacted to (none: its seed), and its log since. */
@@ -56,7 +56,7 @@ export type StoreEntry = LogEntry | SessionEntry
  * behind this one interface (the data file of `--data`, Redis of
  * `--store`; `src/server/storeBackends.ts` names each backend by its URL's
  * scheme). `Sessions` hands every session's entries to it, and the worlds
- * do not know which store they have (see `WorldStore`).
+ * do not know which store they have (see `StoreLog`).
  */
 export interface Store {
   /** Whether other servers use it too: its worlds then read it before every answer (`SharedLog`). */
@@ -82,7 +82,7 @@ export interface Store {
    */
   append(session: string, entry: SessionEntry): Promise<void>
   /** One session's world's part of the store. */
-  log(session: string): WorldStore
+  log(session: string): StoreLog
   /** A session another server made since this one started; a store of this server alone has none. */
   session(name: string): Promise<StoredSession | undefined>
   /**
@@ -97,4 +97,4 @@ export interface Store {
   close(): Promise<void>
 }
 
-export type { SharedLog } from '../sandbox/WorldStore.js'
+export type { SharedLog } from '../sandbox/StoreLog.js'

@@ -7,7 +7,7 @@ import type { LogEntry, Snapshot } from '../schemas/snapshot.js'
  * counts one only once `append` resolves; it does not know which store it
  * has, only whether other servers write to the same log (`shared`).
  */
-export type WorldStore = OwnLog | SharedLog
+export type StoreLog = OwnLog | SharedLog
 
 /** A world's part of a store this server alone writes to (the data file): it takes the world's entries. */
 export interface OwnLog {
