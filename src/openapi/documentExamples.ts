@@ -13,8 +13,8 @@ import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { CreateContactRequest, type Kind, KINDS, RESOURCES } from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
-import { messagesOf } from '../world/conversation.js'
-import { seedWorld } from '../world/seedWorld.js'
+import { messagesOf } from '../seed/conversation.js'
+import { seedWorld } from '../seed/seedWorld.js'
 import type { StoredRecords } from '../schemas/stored.js'
 
 /*

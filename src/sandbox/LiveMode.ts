@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import { createFaker } from '../world/random.js'
+import { createFaker } from '../seed/random.js'
 import type { Clock } from './Clock.js'
 import type { Endings } from './Endings.js'
 import type { AddedCall, Factories } from './Factories.js'

@@ -2,7 +2,7 @@ import type { Faker } from '@faker-js/faker'
 import type { Database } from '../data/Database.js'
 import type { SeedIdentity } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
-import { createFaker } from '../world/random.js'
+import { createFaker } from '../seed/random.js'
 import { StorageUnavailableError } from '../schemas/domainErrors.js'
 import { LogMovedOn } from './StoreLog.js'
 
