@@ -10,7 +10,7 @@ import { DOCUMENT } from '../openapi/documentPlane.js'
 import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { echoed } from '../schemas/echoed.js'
+import { echoed } from '../text/echoed.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 

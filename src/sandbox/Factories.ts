@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import { ContactExistsError } from '../schemas/domainErrors.js'
+import { ContactExistsError } from './domainErrors.js'
 import { CallStatus, CreateContactRequest, E164_PATTERN, LIVE_CALL_STATUSES, parseInstant } from '../schemas/index.js'
 import { parseBody } from '../schemas/parseBody.js'
 import type { StoredAppointment, StoredCall, StoredContact, StoredLead } from '../schemas/stored.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { Database } from '../data/Database.js'
-import { StorageUnavailableError } from '../schemas/domainErrors.js'
+import { StorageUnavailableError } from './domainErrors.js'
 import { defaultOrganizations } from '../seed/fixtures.js'
 import { createFaker } from '../seed/random.js'
 import { seedWorld } from '../seed/seedWorld.js'

@@ -3,7 +3,7 @@ import type { Database } from '../data/Database.js'
 import type { SeedIdentity } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
 import { createFaker } from '../seed/random.js'
-import { StorageUnavailableError } from '../schemas/domainErrors.js'
+import { StorageUnavailableError } from './domainErrors.js'
 import { LogMovedOn } from './StoreLog.js'
 
 /** Writes that lose the race to another server this many times in a row give up (a 503, as the store's error). */

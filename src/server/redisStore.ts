@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
+import { StorageUnavailableError } from '../sandbox/domainErrors.js'
+import { SessionExistsError } from '../sessions/sessionErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
 import { SessionOptions, type SeedIdentity } from '../schemas/snapshot.js'
 import { LogMovedOn } from '../sandbox/StoreLog.js'

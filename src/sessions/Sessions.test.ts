@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import type { OwnLog } from '../sandbox/StoreLog.js'
-import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
+import { SessionExistsError, SessionLimitError } from './sessionErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
 import type { FirstRead, StoredSession, Store, StoreEntry } from './Store.js'
 import { DEFAULT_SESSION, type SessionLimits, Sessions } from './Sessions.js'

@@ -1,7 +1,7 @@
 import { Journal } from '../sandbox/Journal.js'
 import { resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
-import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
+import { SessionExistsError, SessionLimitError } from './sessionErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf } from '../sandbox/snapshot.js'
 import { SessionStore } from './SessionStore.js'

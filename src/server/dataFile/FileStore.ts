@@ -1,7 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { type FileHandle, open, rename, truncate } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { StorageUnavailableError } from '../../schemas/domainErrors.js'
+import { StorageUnavailableError } from '../../sandbox/domainErrors.js'
 import type { StoreHealth } from '../../schemas/index.js'
 import type { SeedIdentity } from '../../schemas/snapshot.js'
 import type { OwnLog } from '../../sandbox/StoreLog.js'
