@@ -4,8 +4,9 @@
  * it (`npm run deps`); the README's Layout section says what each floor holds.
  */
 const FLOORS = [
+  'text', // how a value is written into a message: thousands, echoed (what a client sent, cut short)
   'schemas', // zod schemas: the contract's shapes, errors and the stored records
-  'world', // the seed: fixtures, the story of a call, the seeded world
+  'seed', // the seed's story: fixtures, the story of a call, its callers and outcomes, seedWorld
   'data', // Database: collections, indexes, the journal of writes
   'sandbox', // one world and its services: writes, keys, faults, endings, live mode, factories
   'sessions', // the registry of named worlds: made on first use, put away and brought back

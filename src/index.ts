@@ -18,12 +18,8 @@ export { createHandlers } from './handlers/createHandlers.js'
 export type { SandboxOptions } from './sandbox/options.js'
 export { Clock } from './sandbox/Clock.js'
 export { ApiError } from './schemas/ApiError.js'
-export {
-  ContactExistsError,
-  SessionExistsError,
-  SessionLimitError,
-  StorageUnavailableError,
-} from './schemas/domainErrors.js'
+export { ContactExistsError, StorageUnavailableError } from './sandbox/domainErrors.js'
+export { SessionExistsError, SessionLimitError } from './sessions/sessionErrors.js'
 export { answer } from './handlers/answer.js'
 export { UpstreamProxy } from './proxy/UpstreamProxy.js'
 export {
@@ -38,5 +34,5 @@ export { routes } from './http/routes.js'
 export { controlRoutes } from './control/controlRoutes.js'
 export { openApiDocument } from './openapi/openApiDocument.js'
 export { scenarios, SCENARIO_NAMES, type Scenario } from './sandbox/scenarios.js'
-export { defaultOrganizations, OrganizationFixture, type ApiKeyFixture } from './world/fixtures.js'
+export { defaultOrganizations, OrganizationFixture, type ApiKeyFixture } from './seed/fixtures.js'
 export * from './schemas/index.js'

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, type ServerOptions, startServer } from '../src/server/startServer.js'
-import { defaultOrganizations } from '../src/world/fixtures.js'
+import { defaultOrganizations } from '../src/seed/fixtures.js'
 import { dataOf, postJson, using } from './support/control.js'
 import { tempFolder } from './support/tempFolder.js'
 import { inProcess, NOW, overHttp } from './support/transports.js'

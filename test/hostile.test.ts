@@ -1,6 +1,6 @@
 import { expect, it, vi } from 'vitest'
 import { ErrorEnvelope } from '../src/index.js'
-import { ECHO_LIMIT } from '../src/schemas/echoed.js'
+import { ECHO_LIMIT } from '../src/text/echoed.js'
 import { postJson } from './support/control.js'
 import { type Answer, describeEachTransport, type RequestOptions, type Transport } from './support/transports.js'
 

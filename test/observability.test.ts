@@ -10,7 +10,7 @@ import { type RunningServer, type ServerOptions, startServer } from '../src/serv
 import { killChildren, listening, runCli } from './support/cli.js'
 import { tempFolder } from './support/tempFolder.js'
 import { NOW } from './support/transports.js'
-import { defaultOrganizations } from '../src/world/fixtures.js'
+import { defaultOrganizations } from '../src/seed/fixtures.js'
 
 const AUTH = { Authorization: 'Bearer sk_sandbox_all' }
 const running: RunningServer[] = []

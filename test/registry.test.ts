@@ -13,7 +13,7 @@ import {
   ScenarioName,
   Scope,
 } from '../src/schemas/index.js'
-import { businessTypes } from '../src/world/fixtures.js'
+import { businessTypes } from '../src/seed/fixtures.js'
 import { postJson } from './support/control.js'
 import { inProcess, type Transport } from './support/transports.js'
 

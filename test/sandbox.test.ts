@@ -1,7 +1,7 @@
 import { getResponse } from 'msw'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ApiError, ContactExistsError, createSandbox, type Sandbox } from '../src/index.js'
-import { defaultOrganizations } from '../src/world/fixtures.js'
+import { defaultOrganizations } from '../src/seed/fixtures.js'
 import { addedEndings, endingOf } from './support/endings.js'
 import { inProcess, NOW, ORG_1, ORG_2, walk, type Transport } from './support/transports.js'
 

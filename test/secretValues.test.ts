@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { defaultOrganizations } from '../src/world/fixtures.js'
+import { defaultOrganizations } from '../src/seed/fixtures.js'
 import { call, fakeUpstream } from './support/proxies.js'
 import { expectNoLeak, loggedServer, logLines } from './support/secrets.js'
 

@@ -9,8 +9,8 @@ import {
   LeadStatus,
   Urgency,
 } from '../src/index.js'
-import { defaultOrganizations } from '../src/world/fixtures.js'
-import { seedWorld } from '../src/world/seedWorld.js'
+import { defaultOrganizations } from '../src/seed/fixtures.js'
+import { seedWorld } from '../src/seed/seedWorld.js'
 import { inProcess, NOW, ORG_1, overHttp, walk, type Transport } from './support/transports.js'
 
 const DAY = 86_400_000

@@ -3,7 +3,7 @@ import { ApiError } from '../schemas/ApiError.js'
 import { toCallWithMessages } from '../http/resources.js'
 import { CLOCK_RANGE, inRange, rangeText } from '../schemas/instantRange.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
-import { businessTypes } from '../world/fixtures.js'
+import { businessTypes } from '../seed/fixtures.js'
 import {
   Choices,
   ClockRequest,

@@ -12,8 +12,8 @@ import {
   type StoredRecords,
   type WorldRecords,
 } from '../schemas/stored.js'
-import { linesOf, messagesOf } from '../world/conversation.js'
-import { nextTurn, SLICE_SIZE } from '../world/slices.js'
+import { linesOf, messagesOf } from '../seed/conversation.js'
+import { nextTurn, SLICE_SIZE } from '../seed/slices.js'
 import { ListIndexes, type Page, type PageQuery } from './ListIndexes.js'
 import { RecordCollections } from './RecordCollections.js'
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../schemas/ApiError.js'
-import { isObject } from '../schemas/isObject.js'
+import { isObject } from './isObject.js'
 import type { FetchRequest } from './FetchRequest.js'
 
 /** Bodies over this many bytes answer 413. */

@@ -1,5 +1,5 @@
 import type { KeysetPosition } from '../data/KeysetIndex.js'
-import { hash32 } from '../world/random.js'
+import { hash32 } from '../seed/random.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { filterNamesOf, KINDS } from '../schemas/registry.js'
 

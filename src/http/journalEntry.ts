@@ -1,5 +1,5 @@
 import { shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
-import { keptBody, keptHeaders } from '../sandbox/Journal.js'
+import { cutBody, cutHeaders } from '../sandbox/Journal.js'
 import { requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
@@ -60,7 +60,7 @@ export function journalEntry(
 
 /**
  * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, headers cut as
- * `keptHeaders` cuts them, the body cut at 4 KiB, and the secrets `scrubber` finds replaced. Several `Set-Cookie`s
+ * `cutHeaders` cuts them, the body cut at 4 KiB, and the secrets `scrubber` finds replaced. Several `Set-Cookie`s
  * (which `Headers` yields one by one) are each kept, one a line: a cookie's `Expires` has a comma, a header value
  * never has a line break.
  */
@@ -78,9 +78,9 @@ function messageOf(
     const earlier = kept[name]
     kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
   }
-  const { body: text, body_truncated } = keptBody(body)
+  const { body: text, body_truncated } = cutBody(body)
   return {
-    ...keptHeaders(Object.entries(kept)),
+    ...cutHeaders(Object.entries(kept)),
     body: text === null ? null : scrubber.text(text, body_truncated),
     body_truncated,
   }

@@ -1,5 +1,5 @@
 import { ApiError } from '../schemas/ApiError.js'
-import { ECHO_LIMIT, echoed } from '../schemas/echoed.js'
+import { ECHO_LIMIT, echoed } from '../text/echoed.js'
 import { nearest } from './nearest.js'
 
 /** What route matching needs of a route: its method and its path pattern, like `/v1/calls/:call_id`. */

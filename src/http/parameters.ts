@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { ApiError } from '../schemas/ApiError.js'
-import { echoed } from '../schemas/echoed.js'
-import { thousands } from '../schemas/thousands.js'
+import { echoed } from '../text/echoed.js'
+import { thousands } from '../text/thousands.js'
 import { nearest } from './nearest.js'
 
 /**

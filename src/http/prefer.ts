@@ -1,8 +1,8 @@
 import { MAX_LATENCY_MS } from '../sandbox/latency.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { echoed } from '../schemas/echoed.js'
-import { thousands } from '../schemas/thousands.js'
+import { echoed } from '../text/echoed.js'
+import { thousands } from '../text/thousands.js'
 import { type ApiEndpoint, type Endpoint, scopeOf, successStatusOf } from './Endpoint.js'
 
 /** What a request asked for with `Prefer` (RFC 7240), and how to say it was applied. */

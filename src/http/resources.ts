@@ -11,7 +11,7 @@ import {
   type Organization,
   type Scope,
 } from '../schemas/index.js'
-import type { OrganizationFixture } from '../world/fixtures.js'
+import type { OrganizationFixture } from '../seed/fixtures.js'
 
 /*
  * Stored records back to the resources the API shows: exactly the fields

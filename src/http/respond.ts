@@ -1,12 +1,8 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { knownScrubber, requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import { ApiError } from '../schemas/ApiError.js'
-import {
-  ContactExistsError,
-  SessionExistsError,
-  SessionLimitError,
-  StorageUnavailableError,
-} from '../schemas/domainErrors.js'
+import { ContactExistsError, StorageUnavailableError } from '../sandbox/domainErrors.js'
+import { SessionExistsError, SessionLimitError } from '../sessions/sessionErrors.js'
 import { finishReading } from './body.js'
 import { SESSION_PREFIX, SESSIONS_PATH } from './paths.js'
 import { bodyBytes } from './RawJson.js'

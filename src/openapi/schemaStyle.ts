@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { isObject } from '../schemas/isObject.js'
+import { isObject } from '../http/isObject.js'
 
 /*
  * How the document writes zod's JSON Schema: a format alone where zod adds its regexes, and a nullable value as a

@@ -1,7 +1,7 @@
 import type { Organization, Scope } from '../schemas/index.js'
 import { KINDS, type Kind } from '../schemas/stored.js'
-import { linesOf } from '../world/conversation.js'
-import { businessTypes, type OrganizationFixture } from '../world/fixtures.js'
+import { linesOf } from '../seed/conversation.js'
+import { businessTypes, type OrganizationFixture } from '../seed/fixtures.js'
 import { RECORDING_FORMAT, type Recording } from './recording.js'
 
 type Fields = Record<string, unknown>

@@ -17,7 +17,7 @@ import type { Forwarded } from './forward.js'
 import { shown, strictSchema, violationsOf } from './strictSchema.js'
 import { isListedRecord } from './Walks.js'
 import { isJsonMediaType } from '../http/body.js'
-import { isObject } from '../schemas/isObject.js'
+import { isObject } from '../http/isObject.js'
 
 /** What each rule holds the upstream to, as the drift report says it. */
 export const PROMISES: Record<ContractRule, string> = {

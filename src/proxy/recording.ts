@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { OrganizationFixture } from '../world/fixtures.js'
+import { OrganizationFixture } from '../seed/fixtures.js'
 import { byKind } from '../schemas/stored.js'
 
 /** The `format` of a file `--record` writes. */

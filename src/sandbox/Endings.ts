@@ -1,6 +1,6 @@
 import type { Database } from '../data/Database.js'
 import type { CallEnding, StoredAppointment, StoredLead } from '../schemas/stored.js'
-import { laterOf } from '../world/iso.js'
+import { laterOf } from '../seed/iso.js'
 import type { Clock } from './Clock.js'
 import type { Records, WriteQueue } from './WriteQueue.js'
 

@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import { createFaker } from '../world/random.js'
+import { createFaker } from '../seed/random.js'
 import type { ResolvedOptions } from './options.js'
 import { RateLimiter } from './RateLimiter.js'
 

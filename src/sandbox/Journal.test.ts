@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../test/support/prng.js'
 import type { JournalEntry } from '../schemas/index.js'
-import { Journal, KEPT_BODY_BYTES, KEPT_HEADER_CHARACTERS, KEPT_HEADERS, keptBody, keptHeaders } from './Journal.js'
+import {
+  Journal,
+  JOURNAL_BODY_BYTES,
+  JOURNAL_HEADER_CHARACTERS,
+  JOURNAL_HEADERS,
+  cutBody,
+  cutHeaders,
+} from './Journal.js'
 import { JournalBudget, parseJournalBytes } from './JournalBudget.js'
 
 function entry(id: number, bodyBytes = 0): JournalEntry {
@@ -117,61 +124,64 @@ describe('JournalBudget, shared by the journals of every session', () => {
   )
 })
 
-describe('keptHeaders', () => {
+describe('cutHeaders', () => {
   it('keeps a value up to its length whole, and cuts a longer one with a marker that says how long it was', () => {
-    const whole = 'x'.repeat(KEPT_HEADER_CHARACTERS)
+    const whole = 'x'.repeat(JOURNAL_HEADER_CHARACTERS)
     const long = 'y'.repeat(60 * 1024)
     expect(
-      keptHeaders([
+      cutHeaders([
         ['x-whole', whole],
         ['x-pad', long],
       ]),
     ).toEqual({
-      headers: { 'x-whole': whole, 'x-pad': `${'y'.repeat(KEPT_HEADER_CHARACTERS)}… (cut: 61440 characters in all)` },
+      headers: {
+        'x-whole': whole,
+        'x-pad': `${'y'.repeat(JOURNAL_HEADER_CHARACTERS)}… (cut: 61440 characters in all)`,
+      },
       headers_truncated: false,
     })
   })
 
   it('keeps at most its count of headers, and says when it left some out', () => {
     const many = Array.from({ length: 200 }, (_, i): [string, string] => [`x-h${i}`, 'v'])
-    const kept = keptHeaders(many)
-    expect(Object.keys(kept.headers)).toHaveLength(KEPT_HEADERS.count)
+    const kept = cutHeaders(many)
+    expect(Object.keys(kept.headers)).toHaveLength(JOURNAL_HEADERS.count)
     expect(kept.headers_truncated).toBe(true)
   })
 
   it('keeps at most its characters of names and values, leaving out a header that would pass them', () => {
     const kilobyte = 'z'.repeat(1_000)
     const headers = Array.from({ length: 40 }, (_, i): [string, string] => [`x-k${i}`, kilobyte])
-    const kept = keptHeaders([...headers, ['x-last', 'small']])
+    const kept = cutHeaders([...headers, ['x-last', 'small']])
     const characters = Object.entries(kept.headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0)
-    expect(characters).toBeLessThanOrEqual(KEPT_HEADERS.characters)
+    expect(characters).toBeLessThanOrEqual(JOURNAL_HEADERS.characters)
     expect(kept.headers['x-k0']).toBe(kilobyte)
     expect(kept.headers['x-last']).toBe('small')
     expect(kept.headers_truncated).toBe(true)
   })
 
   it('keeps a header named __proto__ like any other', () => {
-    expect(Object.entries(keptHeaders([['__proto__', 'kept']]).headers)).toEqual([['__proto__', 'kept']])
+    expect(Object.entries(cutHeaders([['__proto__', 'kept']]).headers)).toEqual([['__proto__', 'kept']])
   })
 })
 
-describe('keptBody', () => {
+describe('cutBody', () => {
   const bytes = (text: string) => new TextEncoder().encode(text)
 
   it('keeps a body up to its bytes whole, and none for an empty one', () => {
-    expect(keptBody(bytes('x'.repeat(KEPT_BODY_BYTES)))).toEqual({
-      body: 'x'.repeat(KEPT_BODY_BYTES),
+    expect(cutBody(bytes('x'.repeat(JOURNAL_BODY_BYTES)))).toEqual({
+      body: 'x'.repeat(JOURNAL_BODY_BYTES),
       body_truncated: false,
     })
-    expect(keptBody(bytes(''))).toEqual({ body: null, body_truncated: false })
-    expect(keptBody(null)).toEqual({ body: null, body_truncated: false })
+    expect(cutBody(bytes(''))).toEqual({ body: null, body_truncated: false })
+    expect(cutBody(null)).toEqual({ body: null, body_truncated: false })
   })
 
   it('cuts a longer one at its bytes and says so', () => {
-    expect(keptBody(bytes('x'.repeat(KEPT_BODY_BYTES + 1)))).toEqual({
-      body: 'x'.repeat(KEPT_BODY_BYTES),
+    expect(cutBody(bytes('x'.repeat(JOURNAL_BODY_BYTES + 1)))).toEqual({
+      body: 'x'.repeat(JOURNAL_BODY_BYTES),
       body_truncated: true,
     })
-    expect(keptBody(bytes('{"notes":"long"}'), 9)).toEqual({ body: '{"notes":', body_truncated: true })
+    expect(cutBody(bytes('{"notes":"long"}'), 9)).toEqual({ body: '{"notes":', body_truncated: true })
   })
 })

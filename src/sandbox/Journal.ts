@@ -5,11 +5,11 @@ import { JournalBudget } from './JournalBudget.js'
 
 export const DEFAULT_JOURNAL_SIZE = 1_000
 /** The journal keeps this much of each body. */
-export const KEPT_BODY_BYTES = 4 * 1024
+export const JOURNAL_BODY_BYTES = 4 * 1024
 /** The journal keeps this much of each header's value, then a marker that says how long it was. */
-export const KEPT_HEADER_CHARACTERS = 1024
+export const JOURNAL_HEADER_CHARACTERS = 1024
 /** The journal keeps at most this many headers of each request and answer, and this much of them (names and values). */
-export const KEPT_HEADERS = { count: 64, characters: 16 * 1024 }
+export const JOURNAL_HEADERS = { count: 64, characters: 16 * 1024 }
 /**
  * What an entry costs beyond its text: the objects that hold it, and each header's (or query parameter's). Measured
  * as V8's heap grows with entries as the API makes them (a bare 401, a flood's, a page of calls, 64 headers), so that
@@ -150,11 +150,11 @@ function matchesStatus(status: number, wanted: string): boolean {
  * `body_truncated`), and none for an empty body.
  *
  * @example
- * keptBody(new TextEncoder().encode('{"id":1}')) // { body: '{"id":1}', body_truncated: false }
+ * cutBody(new TextEncoder().encode('{"id":1}')) // { body: '{"id":1}', body_truncated: false }
  */
-export function keptBody(
+export function cutBody(
   body: Uint8Array | null,
-  bytes = KEPT_BODY_BYTES,
+  bytes = JOURNAL_BODY_BYTES,
 ): Pick<JournalMessage, 'body' | 'body_truncated'> {
   if (body === null || body.byteLength === 0) return { body: null, body_truncated: false }
   const truncated = body.byteLength > bytes
@@ -162,26 +162,24 @@ export function keptBody(
 }
 
 /**
- * Headers as the journal keeps them: each value cut at `KEPT_HEADER_CHARACTERS`, with a marker that says how long it
- * was, and at most `KEPT_HEADERS` of them; `headers_truncated` when some were left out.
+ * Headers as the journal keeps them: each value cut at `JOURNAL_HEADER_CHARACTERS`, with a marker that says how long it
+ * was, and at most `JOURNAL_HEADERS` of them; `headers_truncated` when some were left out.
  *
  * @note A cut value is copied: in V8 a slice keeps the whole string it was cut from, so a 60 KiB header would stay in
  * memory behind its first kilobyte.
  *
  * @example
- * keptHeaders([['x-pad', 'x'.repeat(5_000)]]).headers['x-pad'] // 'xxx…x… (cut: 5000 characters in all)'
+ * cutHeaders([['x-pad', 'x'.repeat(5_000)]]).headers['x-pad'] // 'xxx…x… (cut: 5000 characters in all)'
  */
-export function keptHeaders(
-  headers: Iterable<[string, string]>,
-): Pick<JournalMessage, 'headers' | 'headers_truncated'> {
+export function cutHeaders(headers: Iterable<[string, string]>): Pick<JournalMessage, 'headers' | 'headers_truncated'> {
   // No prototype: a header named __proto__ is kept like any other.
   const kept: Record<string, string> = Object.create(null)
   let count = 0
   let characters = 0
   let truncated = false
   for (const [name, value] of headers) {
-    const shown = value.length > KEPT_HEADER_CHARACTERS ? cutValue(value) : value
-    if (count === KEPT_HEADERS.count || characters + name.length + shown.length > KEPT_HEADERS.characters) {
+    const shown = value.length > JOURNAL_HEADER_CHARACTERS ? cutValue(value) : value
+    if (count === JOURNAL_HEADERS.count || characters + name.length + shown.length > JOURNAL_HEADERS.characters) {
       truncated = true
       continue
     }
@@ -193,7 +191,7 @@ export function keptHeaders(
 }
 
 function cutValue(value: string): string {
-  const start = decoder.decode(encoder.encode(value.slice(0, KEPT_HEADER_CHARACTERS)))
+  const start = decoder.decode(encoder.encode(value.slice(0, JOURNAL_HEADER_CHARACTERS)))
   return `${start}… (cut: ${value.length} characters in all)`
 }
 

@@ -1,5 +1,5 @@
 import type { Scope } from '../schemas/index.js'
-import type { OrganizationFixture } from '../world/fixtures.js'
+import type { OrganizationFixture } from '../seed/fixtures.js'
 
 /** A key, with its scopes and the organization it belongs to. */
 export interface ApiKey {

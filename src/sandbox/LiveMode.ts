@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import { createFaker } from '../world/random.js'
+import { createFaker } from '../seed/random.js'
 import type { Clock } from './Clock.js'
 import type { Endings } from './Endings.js'
 import type { AddedCall, Factories } from './Factories.js'
@@ -30,7 +30,7 @@ export class LiveMode {
       endings: Endings
       factories: Factories
       /** Whether this server does the world's timed work now (always, but with a store several servers share). */
-      leads: (ttlMs: number) => Promise<boolean>
+      holdsLease: (ttlMs: number) => Promise<boolean>
     },
   ) {
     this.#arrivals = createFaker(options().seed, 'live')
@@ -42,8 +42,8 @@ export class LiveMode {
     if (live === undefined || this.#timer !== undefined) return
     this.#timer = setInterval(async () => {
       try {
-        // With a store several servers share, one server rings a world's calls: the one that leads it.
-        if (await this.services.leads(2 * live)) await this.tick()
+        // With a store several servers share, one server rings a world's calls: the one that holds its lease.
+        if (await this.services.holdsLease(2 * live)) await this.tick()
       } catch (error) {
         console.error('[call-sandbox] a live call failed:', error)
       }

@@ -2,8 +2,8 @@ import { Database } from '../data/Database.js'
 import type { ClockState, CreateContactRequest, Health, JournalEntry, KeyUsage } from '../schemas/index.js'
 import type { LogEntry } from '../schemas/snapshot.js'
 import { byKind, type StoredAppointment, type StoredContact, type StoredLead } from '../schemas/stored.js'
-import type { OrganizationFixture } from '../world/fixtures.js'
-import { hash32 } from '../world/random.js'
+import type { OrganizationFixture } from '../seed/fixtures.js'
+import { hash32 } from '../seed/random.js'
 import { recordsHash } from './checkedRecords.js'
 import { Clock } from './Clock.js'
 import { Endings } from './Endings.js'
@@ -19,14 +19,14 @@ import { Journal, type JournalFilter } from './Journal.js'
 import { JournalBudget } from './JournalBudget.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
-import { resolveOptions, type ResolvedOptions, type SandboxOptions, worldOfOptions } from './options.js'
+import { resolveOptions, type ResolvedOptions, type SandboxOptions, seedOfOptions } from './options.js'
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
 import { Listeners } from './Listeners.js'
 import { startingWorld } from './startingWorld.js'
 import { type Endpoint as UsageEndpoint, Usage } from './Usage.js'
 import { type SandboxChanges, WorldLog } from './WorldLog.js'
-import type { WorldStore } from './WorldStore.js'
+import type { StoreLog } from './StoreLog.js'
 import { type Records, type Write, WriteQueue } from './WriteQueue.js'
 
 export type { AddCallInput, AddedCall } from './Factories.js'
@@ -106,7 +106,7 @@ export class Sandbox {
       startOver: (write, scenario) => this.#startOver(write, this.#optionsOf(scenario)),
       ownScenario: options.scenario ?? 'default',
       clockBase: () => (this.#options.fixedClock ? this.#options.now : Date.now()),
-      seed: () => worldOfOptions(this.#options),
+      seed: () => seedOfOptions(this.#options),
     })
     this.#endings = new Endings(this.#writes, this.clock)
     this.#factories = new Factories(this.#writes, () => this.#keys, this.clock)
@@ -116,7 +116,7 @@ export class Sandbox {
       keys: () => this.#keys,
       endings: this.#endings,
       factories: this.#factories,
-      leads: (ttlMs) => this.#log.leads(ttlMs),
+      holdsLease: (ttlMs) => this.#log.holdsLease(ttlMs),
     })
     this.#live.start()
   }
@@ -185,7 +185,7 @@ export class Sandbox {
     const options = this.#optionsOf(scenario)
     await this.#writes.write((write) => this.#startOver(write, options), {
       counted: false,
-      kept: () => ({ reset: worldOfOptions(options ?? this.#options) }),
+      kept: () => ({ reset: seedOfOptions(options ?? this.#options) }),
     })
     await this.#log.clearRequests()
   }
@@ -298,7 +298,7 @@ export class Sandbox {
    * From now on every write, reset and clock move goes to `store` before it counts (see `WorldLog.keepIn`). The
    * server calls it once the world is put back from the same store (`replay`).
    */
-  keepWritesIn(store: WorldStore): void {
+  keepWritesIn(store: StoreLog): void {
     this.#log.keepIn(store)
   }
 

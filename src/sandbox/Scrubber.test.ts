@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defaultOrganizations } from '../world/fixtures.js'
+import { defaultOrganizations } from '../seed/fixtures.js'
 import { knownScrubber, requestScrubber, SCRUBBED_FROM, Scrubber, type SecretHolder, scrubberOf } from './Scrubber.js'
 
 const ADMIN = 'adm1n-T0ken-very-secret-9876'

@@ -1,11 +1,11 @@
 import type { JournalEntry, KeyUsage, StoreHealth } from '../schemas/index.js'
-import type { LogEntry, WorldOf } from '../schemas/snapshot.js'
+import type { LogEntry, SeedIdentity } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
 import type { Clock } from './Clock.js'
 import { filterEntries, type Journal, type JournalFilter } from './Journal.js'
 import type { ScenarioName } from './scenarios.js'
 import { countersOf, type Endpoint as UsageEndpoint, Usage } from './Usage.js'
-import type { WorldStore } from './WorldStore.js'
+import type { StoreLog } from './StoreLog.js'
 import type { Kept, Write, WriteQueue } from './WriteQueue.js'
 
 /** What a sandbox's writes changed since its seed (see `changes()`), and how many writes there were. */
@@ -26,7 +26,7 @@ export interface LoggedWorld {
   /** What the clock's offset counts from: the seed instant (a fixed clock) or the real time (a running one). */
   clockBase(): number
   /** The seed the world stands on now (its own, or a reset's). */
-  seed(): WorldOf
+  seed(): SeedIdentity
 }
 
 /**
@@ -38,7 +38,7 @@ export interface LoggedWorld {
  */
 export class WorldLog {
   readonly #world: LoggedWorld
-  #store: WorldStore | undefined
+  #store: StoreLog | undefined
   /** A store is on its way (`waitForStore`): until it comes, live mode rings nothing of its own. */
   #storeComing = false
   /** The store's taking of the last clock move made outside a write. */
@@ -62,10 +62,10 @@ export class WorldLog {
     return true
   }
 
-  /** Whether this server does the world's timed work for the next `ttlMs` (see `SharedLog.leads`). */
-  async leads(ttlMs: number): Promise<boolean> {
+  /** Whether this server does the world's timed work for the next `ttlMs` (see `SharedLog.holdsLease`). */
+  async holdsLease(ttlMs: number): Promise<boolean> {
     if (!this.#store) return !this.#storeComing
-    return this.#store.shared ? this.#store.leads(ttlMs) : true
+    return this.#store.shared ? this.#store.holdsLease(ttlMs) : true
   }
 
   waitForStore(): void {
@@ -77,7 +77,7 @@ export class WorldLog {
    * and throws its `StorageUnavailableError`. A store several servers share takes the world's snapshot between two
    * writes, in the world's turn, to compact its log.
    */
-  keepIn(store: WorldStore): void {
+  keepIn(store: StoreLog): void {
     this.#store = store
     const { writes } = this.#world
     writes.keepIn(

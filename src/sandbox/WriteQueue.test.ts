@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest'
 import { Database } from '../data/Database.js'
-import { StorageUnavailableError } from '../schemas/domainErrors.js'
-import { defaultOrganizations } from '../world/fixtures.js'
-import { createFaker } from '../world/random.js'
-import { seedWorld } from '../world/seedWorld.js'
-import { LogMovedOn } from './WorldStore.js'
+import { StorageUnavailableError } from './domainErrors.js'
+import { defaultOrganizations } from '../seed/fixtures.js'
+import { createFaker } from '../seed/random.js'
+import { seedWorld } from '../seed/seedWorld.js'
+import { LogMovedOn } from './StoreLog.js'
 import { type Kept, WriteQueue } from './WriteQueue.js'
 
 const SEED = 7

@@ -1,10 +1,10 @@
 import type { Faker } from '@faker-js/faker'
 import type { Database } from '../data/Database.js'
-import type { WorldOf } from '../schemas/snapshot.js'
+import type { SeedIdentity } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
-import { createFaker } from '../world/random.js'
-import { StorageUnavailableError } from '../schemas/domainErrors.js'
-import { LogMovedOn } from './WorldStore.js'
+import { createFaker } from '../seed/random.js'
+import { StorageUnavailableError } from './domainErrors.js'
+import { LogMovedOn } from './StoreLog.js'
 
 /** Writes that lose the race to another server this many times in a row give up (a 503, as the store's error). */
 const MAX_ATTEMPTS = 50
@@ -41,7 +41,7 @@ export interface WriteOptions<T> {
 }
 
 /** What a store is handed of one write: the records it wrote, or what a reset or a clock move was. */
-export type Kept = { write: number; changes: DatabaseChanges } | { reset: WorldOf } | { clock: true }
+export type Kept = { write: number; changes: DatabaseChanges } | { reset: SeedIdentity } | { clock: true }
 
 /** Where a world's writes go before they count: resolves once the store has one, rejects when it refuses. */
 export type KeepWrite = (kept: Kept) => Promise<void>

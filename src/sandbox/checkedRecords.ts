@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { linesOf } from '../world/conversation.js'
-import { hash32 } from '../world/random.js'
+import { linesOf } from '../seed/conversation.js'
+import { hash32 } from '../seed/random.js'
 import {
   byKind,
   KINDS,
@@ -10,7 +10,7 @@ import {
   type StoredContact,
   type WorldRecords,
 } from '../schemas/stored.js'
-import type { OrganizationFixture } from '../world/fixtures.js'
+import type { OrganizationFixture } from '../seed/fixtures.js'
 
 /**
  * Records a world starts from instead of its seed (`records`): each kind's stored records, calls with `message_times`.

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { defaultOrganizations } from '../world/fixtures.js'
+import { defaultOrganizations } from '../seed/fixtures.js'
 import {
   credentialsOf,
   isCredentialName,

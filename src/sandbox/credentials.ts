@@ -1,4 +1,4 @@
-import { defaultOrganizations } from '../world/fixtures.js'
+import { defaultOrganizations } from '../seed/fixtures.js'
 
 /*
  * How a credential shows wherever the sandbox writes one down: the journal

@@ -1,4 +1,4 @@
-import { thousands } from '../schemas/thousands.js'
+import { thousands } from '../text/thousands.js'
 
 /** Added latency in milliseconds: fixed when `min` equals `max`, else drawn from the range each time. */
 export interface Latency {

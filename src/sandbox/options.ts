@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
 import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
-import type { WorldOf } from '../schemas/snapshot.js'
+import type { SeedIdentity } from '../schemas/snapshot.js'
 import type { WorldRecords } from '../schemas/stored.js'
-import { iso } from '../world/iso.js'
-import { hash32 } from '../world/random.js'
-import { businessTypes, defaultOrganizations, OrganizationFixture } from '../world/fixtures.js'
+import { iso } from '../seed/iso.js'
+import { hash32 } from '../seed/random.js'
+import { businessTypes, defaultOrganizations, OrganizationFixture } from '../seed/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
 import { isPublicKey } from './credentials.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
@@ -217,25 +217,25 @@ function normalizeBaseUrl(baseUrl: string | undefined): string | undefined {
 }
 
 /**
- * @note Options change only when a reset swaps the scenario: the world is worked out once per options, not on every
- * save.
+ * @note Options change only when a reset swaps the scenario: the seed's identity is worked out once per options, not
+ * on every save.
  */
-const worlds = new WeakMap<ResolvedOptions, WorldOf>()
+const identities = new WeakMap<ResolvedOptions, SeedIdentity>()
 
-/** The world options seed (see `worldOf`). */
-export function worldOfOptions(options: ResolvedOptions): WorldOf {
-  let world = worlds.get(options)
-  if (!world) {
+/** The seed options make a world from (see `seedOf`). */
+export function seedOfOptions(options: ResolvedOptions): SeedIdentity {
+  let identity = identities.get(options)
+  if (!identity) {
     const { seed, now, fixedClock, scenario, organizations, records } = options
     const hashed = records === undefined ? organizations : [organizations, recordsHash(records)]
-    world = {
+    identity = {
       seed,
       seeded_at: iso(now),
       clock: fixedClock ? 'fixed' : 'running',
       scenario,
       organizations: hash32(JSON.stringify(hashed)).toString(36),
     }
-    worlds.set(options, world)
+    identities.set(options, identity)
   }
-  return world
+  return identity
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import scenariosJson from '../../fixtures/scenarios.json' with { type: 'json' }
 import { ScenarioName } from '../schemas/index.js'
-import { OrganizationFixture } from '../world/fixtures.js'
+import { OrganizationFixture } from '../seed/fixtures.js'
 
 const Sizes = OrganizationFixture.pick({ calls: true, api_contacts: true }).partial()
 

@@ -1,17 +1,17 @@
-import type { Snapshot, WorldOf } from '../schemas/snapshot.js'
-import { type SandboxOptions, worldOfOptions } from './options.js'
+import type { Snapshot, SeedIdentity } from '../schemas/snapshot.js'
+import { type SandboxOptions, seedOfOptions } from './options.js'
 import type { Sandbox } from './Sandbox.js'
 
-export type { Snapshot, WorldOf }
+export type { Snapshot, SeedIdentity }
 
 /**
- * The world a sandbox was seeded as: a snapshot fits only a sandbox seeded the same.
+ * The seed a sandbox's world was made from: a snapshot fits only a sandbox seeded the same.
  *
  * @example
- * worldOf(sandbox).seeded_at // '2026-11-20T12:00:00.000Z'
+ * seedOf(sandbox).seeded_at // '2026-11-20T12:00:00.000Z'
  */
-export function worldOf(sandbox: Sandbox): WorldOf {
-  return worldOfOptions(sandbox.options)
+export function seedOf(sandbox: Sandbox): SeedIdentity {
+  return seedOfOptions(sandbox.options)
 }
 
 /**
@@ -22,7 +22,7 @@ export function worldOf(sandbox: Sandbox): WorldOf {
  */
 export function snapshotOf(sandbox: Sandbox): Snapshot {
   return {
-    ...worldOf(sandbox),
+    ...seedOf(sandbox),
     clock_offset_ms: sandbox.clockOffset(),
     changes: sandbox.changes(),
   }
@@ -37,7 +37,7 @@ export function snapshotOf(sandbox: Sandbox): Snapshot {
  */
 export function seedOptionsOf(
   options: SandboxOptions,
-  world: Pick<WorldOf, 'seed' | 'seeded_at' | 'clock' | 'scenario'>,
+  world: Pick<SeedIdentity, 'seed' | 'seeded_at' | 'clock' | 'scenario'>,
 ): SandboxOptions {
   return { ...options, seed: world.seed, now: world.seeded_at, clock: world.clock, scenario: world.scenario }
 }
@@ -50,7 +50,7 @@ export function seedOptionsOf(
  * @example
  * await restoreSnapshot(new Sandbox(seedOptionsOf(options, saved)), saved)
  */
-export async function restoreSnapshot(sandbox: Sandbox, snapshot: Omit<Snapshot, keyof WorldOf>): Promise<void> {
+export async function restoreSnapshot(sandbox: Sandbox, snapshot: Omit<Snapshot, keyof SeedIdentity>): Promise<void> {
   await sandbox.restore(snapshot.changes)
   if (snapshot.clock_offset_ms !== 0) sandbox.setClockOffset(snapshot.clock_offset_ms)
 }

@@ -1,7 +1,7 @@
 import { LruMap } from '../data/LruMap.js'
 import { KINDS, type WorldRecords } from '../schemas/stored.js'
-import type { OrganizationFixture } from '../world/fixtures.js'
-import { seedWorldInSlices } from '../world/seedWorld.js'
+import type { OrganizationFixture } from '../seed/fixtures.js'
+import { seedWorldInSlices } from '../seed/seedWorld.js'
 
 /**
  * The worlds seeded last (or being seeded), by seed, instant and organizations: sessions of one server share theirs.

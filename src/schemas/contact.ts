@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { E164_MESSAGE, E164_PATTERN, PhoneNumber, Timestamp, Uuid } from './common.js'
-import { thousands } from './thousands.js'
+import { thousands } from '../text/thousands.js'
 
 export const ContactSource = z.enum(['inbound_call', 'api'])
 export type ContactSource = z.infer<typeof ContactSource>

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { E164_PATTERN } from './common.js'
-import { echoed } from './echoed.js'
+import { echoed } from '../text/echoed.js'
 
 /*
  * The values a list filter takes, as query text in and the stored value out. Each carries the message a client sees

@@ -1,8 +1,8 @@
 import type { z } from 'zod'
 import { ApiError } from './ApiError.js'
-import { echoed } from './echoed.js'
+import { echoed } from '../text/echoed.js'
 import type { FieldError } from './envelope.js'
-import { thousands } from './thousands.js'
+import { thousands } from '../text/thousands.js'
 
 /**
  * How many bad fields a 422 lists: the first ones, and the count of the rest in its message.

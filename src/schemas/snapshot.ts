@@ -5,7 +5,7 @@ import { KINDS } from './stored.js'
 
 /*
  * A world is its seed plus its writes. These are the shapes a store keeps
- * of one: the seed it was made from (`WorldOf`), a snapshot of it (its
+ * of one: the seed it was made from (`SeedIdentity`), a snapshot of it (its
  * writes folded into the records they left), and the log of what happened
  * to it since, one entry per write, in order.
  */
@@ -20,8 +20,10 @@ export const Changes = z.custom<DatabaseChanges>((value) => ChangesShape.safePar
   error: 'must be { inserted, changed }, each a list of { kind, record }',
 })
 
-/** The seed a world was made from: a snapshot or a log fits only a world seeded the same. */
-export const WorldOf = z.object({
+/**
+ * The seed a world was made from, as a store checks it: a snapshot or a log fits only a world seeded the same.
+ */
+export const SeedIdentity = z.object({
   seed: z.int().nonnegative(),
   /** The seed instant, ISO. */
   seeded_at: z.iso.datetime(),
@@ -30,10 +32,10 @@ export const WorldOf = z.object({
   /** A hash of the organizations with their sizes (and the records a recorded world starts from). */
   organizations: z.string(),
 })
-export type WorldOf = z.infer<typeof WorldOf>
+export type SeedIdentity = z.infer<typeof SeedIdentity>
 
 /** A world as it stood: its seed, how far its clock was moved, and its writes folded into what they left. */
-export const Snapshot = WorldOf.extend({
+export const Snapshot = SeedIdentity.extend({
   /**
    * How far the clock was set or moved: from the seed instant (a fixed clock) or from the real time (a running
    * one).
@@ -55,7 +57,7 @@ export const LogEntry = z.union([
   /** A write: the records it inserted and changed, and the writes since the seed after it. */
   z.strictObject({ write: z.int().nonnegative(), changes: Changes, clock_offset_ms: z.int() }),
   /** Back to the seed (of this world, its scenario maybe another): what was before no longer counts. */
-  z.strictObject({ reset: WorldOf }),
+  z.strictObject({ reset: SeedIdentity }),
   /** The clock set or moved, with nothing written. */
   z.strictObject({ clock_offset_ms: z.int() }),
 ])

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { echoed } from '../schemas/echoed.js'
+import { echoed } from '../text/echoed.js'
 import { ApiError } from '../schemas/ApiError.js'
 
 /**

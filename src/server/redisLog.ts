@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/WorldStore.js'
+import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/StoreLog.js'
 import { LogEntry, Snapshot } from '../schemas/snapshot.js'
 import { COMPACTION_SLACK_BYTES } from '../sessions/Store.js'
-import { APPEND, COMPACT, evalOf, keyOf, LEAD, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'
+import { APPEND, COMPACT, evalOf, keyOf, LEASE, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'
 import { type RequestsContext, sharedRequests } from './redisRequests.js'
 
 /** How long the server that took the lease to compact a log has to do it, before another may. */
@@ -13,7 +13,7 @@ export interface LogContext extends RequestsContext {
   /** Waits for the replicas a write needs (see `RedisConnection.replicated`), failing as `send` does. */
   replicated(key: string): Promise<void>
   health: SharedLog['health']
-  /** This server, to tell which one leads a world's timed work. */
+  /** This server, to tell which one holds the lease on a world's timed work. */
   id: string
 }
 
@@ -124,10 +124,10 @@ export function redisLog(context: LogContext, session: string): SharedLog {
       snapshot = take
     },
     health: context.health,
-    leads: async (ttlMs) => {
+    holdsLease: async (ttlMs) => {
       const args = [context.id, String(Math.max(1, Math.round(ttlMs)))]
       const live = keyOf(session, 'live')
-      return (await send(live, evalOf(LEAD, [live], args))) === 1
+      return (await send(live, evalOf(LEASE, [live], args))) === 1
     },
     requests: sharedRequests(context, session),
   }

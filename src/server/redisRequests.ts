@@ -1,5 +1,5 @@
-import { keptBody } from '../sandbox/Journal.js'
-import type { SharedRequests } from '../sandbox/WorldStore.js'
+import { cutBody } from '../sandbox/Journal.js'
+import type { SharedRequests } from '../sandbox/StoreLog.js'
 import type { JournalEntry } from '../schemas/index.js'
 import type { Command } from './redisConnection.js'
 import { evalOf, JOURNAL, keyOf, RECORD } from './redisScripts.js'
@@ -84,5 +84,5 @@ export function sharedRequests({ send, ttlMs, unsent }: RequestsContext, session
 function sharedEntry(entry: JournalEntry): JournalEntry {
   const answer = entry.response
   if (entry.status >= 400 || !answer?.body || Buffer.byteLength(answer.body) <= SHARED_ANSWER_BYTES) return entry
-  return { ...entry, response: { ...answer, ...keptBody(Buffer.from(answer.body), SHARED_ANSWER_BYTES) } }
+  return { ...entry, response: { ...answer, ...cutBody(Buffer.from(answer.body), SHARED_ANSWER_BYTES) } }
 }

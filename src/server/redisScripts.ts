@@ -141,8 +141,8 @@ end
 return 1
 `
 
-/** Takes or keeps the lead of a world's timed work: free, or already this server's. */
-export const LEAD = `
+/** Takes or renews the lease on a world's timed work: free, or already this server's. */
+export const LEASE = `
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])

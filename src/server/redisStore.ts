@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { SessionExistsError, StorageUnavailableError } from '../schemas/domainErrors.js'
+import { StorageUnavailableError } from '../sandbox/domainErrors.js'
+import { SessionExistsError } from '../sessions/sessionErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
-import { SessionOptions, type WorldOf } from '../schemas/snapshot.js'
-import { LogMovedOn } from '../sandbox/WorldStore.js'
+import { SessionOptions, type SeedIdentity } from '../schemas/snapshot.js'
+import { LogMovedOn } from '../sandbox/StoreLog.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
-import type { FirstRead, KeptSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
+import type { FirstRead, StoredSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
 import { type Command, connectRedis, type RedisConnection, type ReplicaWaits } from './redisConnection.js'
 import { redisLog } from './redisLog.js'
 import { allKeys, evalOf, FORGET, keyOf, SESSIONS_KEY, WORLD_KEY } from './redisScripts.js'
@@ -33,7 +34,7 @@ export interface RedisStoreOptions {
  * The Redis store of a fleet of servers.
  *
  * @example
- * const store = await RedisStore.open('redis://127.0.0.1:6379', worldOf(sandbox))
+ * const store = await RedisStore.open('redis://127.0.0.1:6379', seedOf(sandbox))
  */
 export class RedisStore implements Store {
   readonly shared = true
@@ -41,7 +42,7 @@ export class RedisStore implements Store {
   readonly seededFrom = undefined
   readonly #connection: RedisConnection
   readonly #sessionTtlMs: number
-  /** This server, to tell which one leads a world's timed work. */
+  /** This server, to tell which one holds the lease on a world's timed work. */
   readonly #id = randomUUID()
   #error: string | null = null
   #errors = 0
@@ -79,7 +80,7 @@ export class RedisStore implements Store {
    * before; a fleet's servers may reset to other scenarios): a store used for the first time takes this world. Every
    * world is read from its log at its first request (the default one's at once, by its `catchUp`).
    */
-  async read({ scenario: _, ...world }: WorldOf): Promise<FirstRead> {
+  async read({ scenario: _, ...world }: SeedIdentity): Promise<FirstRead> {
     const text = JSON.stringify(world)
     const connection = this.#connection
     await connection.send(WORLD_KEY, ['SET', WORLD_KEY, text, 'NX'])
@@ -110,7 +111,7 @@ export class RedisStore implements Store {
   }
 
   /** Every named session the store knows, each to be read from its log at its first request. */
-  async sessions(): Promise<KeptSession[]> {
+  async sessions(): Promise<StoredSession[]> {
     const named = (await this.#send(SESSIONS_KEY, ['ZRANGE', SESSIONS_KEY, '0', '-1', 'WITHSCORES'])) as Array<
       [string, number]
     >
@@ -127,7 +128,7 @@ export class RedisStore implements Store {
     return found.filter((session) => session !== undefined)
   }
 
-  async session(name: string): Promise<KeptSession | undefined> {
+  async session(name: string): Promise<StoredSession | undefined> {
     const key = keyOf(name, 'session')
     const text = await this.#send(key, ['GET', key])
     if (typeof text !== 'string') return undefined

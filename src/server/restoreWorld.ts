@@ -1,5 +1,5 @@
 import type { SandboxWithHandlers } from '../handlers/createSandbox.js'
-import { restoreSnapshot, snapshotOf, worldOf } from '../sandbox/snapshot.js'
+import { restoreSnapshot, snapshotOf, seedOf } from '../sandbox/snapshot.js'
 import type { FirstRead, Store } from '../sessions/Store.js'
 
 /**
@@ -14,7 +14,7 @@ import type { FirstRead, Store } from '../sessions/Store.js'
  * const read = await restoreWorld(sandbox, store)
  */
 export async function restoreWorld(sandbox: SandboxWithHandlers, store: Store): Promise<FirstRead> {
-  const read = await store.read(worldOf(sandbox))
+  const read = await store.read(seedOf(sandbox))
   const { world, sessions } = read
   try {
     if (world.snapshot) await restoreSnapshot(sandbox, world.snapshot)

@@ -26,7 +26,7 @@ export interface Session {
   /** Its store's log since `saved`: put back after it. */
   entries: LogEntry[]
   /** Whether its store knows it (it was created there, or its first write made it so). */
-  kept: boolean
+  inStore: boolean
   /** Its request journal and usage report: its own, not its world's, so they stay while the world is put away. */
   journal: Journal
   usage: Usage
@@ -47,7 +47,7 @@ export function newSession(
     inFlight: 0,
     changed: false,
     entries: [],
-    kept: false,
+    inStore: false,
     journal,
     usage: new Usage(),
   }
@@ -59,7 +59,7 @@ export function holdsNothing(session: Session): boolean {
     !session.world &&
     !session.saved &&
     !session.options &&
-    !session.kept &&
+    !session.inStore &&
     session.entries.length === 0 &&
     session.journal.size === 0 &&
     session.usage.empty

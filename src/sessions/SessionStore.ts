@@ -1,4 +1,4 @@
-import type { WorldStore } from '../sandbox/WorldStore.js'
+import type { StoreLog } from '../sandbox/StoreLog.js'
 import type { LogEntry } from '../schemas/snapshot.js'
 import type { Session } from './Session.js'
 import type { Store } from './Store.js'
@@ -21,43 +21,43 @@ export class SessionStore {
   }
 
   /** Tells the store of a named session it does not know yet. */
-  async keep(session: Session): Promise<void> {
-    if (!this.#store || session.kept) return
+  async putInStore(session: Session): Promise<void> {
+    if (!this.#store || session.inStore) return
     const created_at = new Date(session.createdAt).toISOString()
     await this.#store.append(session.name, { created: { created_at, options: session.options ?? null } })
-    session.kept = true
+    session.inStore = true
   }
 
   /** A session was ended: the store forgets it. */
   async ended(session: Session): Promise<void> {
-    if (this.#store && session.kept) await this.#store.append(session.name, { ended: true })
+    if (this.#store && session.inStore) await this.#store.append(session.name, { ended: true })
   }
 
   /** A session expired: a store of this server alone forgets it too (see `Store.forget`). */
   expired(session: Session): void {
-    if (session.kept) this.#store?.forget(session.name).catch(() => undefined)
+    if (session.inStore) this.#store?.forget(session.name).catch(() => undefined)
   }
 
   /** A session this server did not know may have been made by another server of a fleet: it is made as it was there. */
   async madeElsewhere(session: Session): Promise<void> {
-    if (!this.#store || session.kept) return
+    if (!this.#store || session.inStore) return
     const elsewhere = await this.#store.session(session.name)
     if (!elsewhere) return
     session.options = elsewhere.options ?? undefined
     session.createdAt = Date.parse(elsewhere.created_at)
-    session.kept = true
+    session.inStore = true
   }
 
   /** A named session's world's part of the store: `current()` (the session, while it lasts) is made known by its first entry. */
-  world(name: string, current: () => Session | undefined): WorldStore | undefined {
-    const kept = this.#store?.log(name)
-    if (!kept) return undefined
+  world(name: string, current: () => Session | undefined): StoreLog | undefined {
+    const log = this.#store?.log(name)
+    if (!log) return undefined
     return {
-      ...kept,
+      ...log,
       append: async (entry: LogEntry) => {
         const session = current()
-        if (session) await this.keep(session)
-        await kept.append(entry)
+        if (session) await this.putInStore(session)
+        await log.append(entry)
       },
     }
   }

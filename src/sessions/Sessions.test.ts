@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Sandbox } from '../sandbox/Sandbox.js'
-import type { OwnLog } from '../sandbox/WorldStore.js'
-import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
+import type { OwnLog } from '../sandbox/StoreLog.js'
+import { SessionExistsError, SessionLimitError } from './sessionErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
-import type { FirstRead, KeptSession, Store, StoreEntry } from './Store.js'
+import type { FirstRead, StoredSession, Store, StoreEntry } from './Store.js'
 import { DEFAULT_SESSION, type SessionLimits, Sessions } from './Sessions.js'
 
 const NOW = '2026-11-20T12:00:00Z'
@@ -41,7 +41,7 @@ class StoreInMemory implements Store {
   log(session: string): OwnLog {
     return { shared: false, append: (entry) => this.append(session, entry), health: () => this.health() }
   }
-  async session(): Promise<KeptSession | undefined> {
+  async session(): Promise<StoredSession | undefined> {
     return undefined
   }
   async forget(session: string): Promise<void> {

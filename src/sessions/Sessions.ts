@@ -1,11 +1,11 @@
 import { Journal } from '../sandbox/Journal.js'
-import { resolveOptions, type SandboxOptions, worldOfOptions } from '../sandbox/options.js'
+import { resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
-import { SessionExistsError, SessionLimitError } from '../schemas/domainErrors.js'
+import { SessionExistsError, SessionLimitError } from './sessionErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf } from '../sandbox/snapshot.js'
 import { SessionStore } from './SessionStore.js'
-import type { KeptSession, Store } from './Store.js'
+import type { Store, StoredSession } from './Store.js'
 import { DEFAULT_SESSION, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
 import { expiresAt, parseSessionTtl } from './expiry.js'
 import { checkedName, holdsNothing, newSession, newSessionName, type Session } from './Session.js'
@@ -32,8 +32,7 @@ export interface SessionLimits {
   sessionTtl?: number | string | false
 }
 
-/** A session as its store keeps it: how it was made, and its world as a snapshot and the log since. */
-export type StoredSession = KeptSession
+export type { StoredSession }
 
 /**
  * The sessions of one server: a name for each world, made on its first
@@ -137,7 +136,7 @@ export class Sessions {
     resolveOptions(this.#optionsOf(session))
     this.#sessions.set(chosen, session)
     try {
-      await this.#store.keep(session)
+      await this.#store.putInStore(session)
     } catch (error) {
       this.#sessions.delete(chosen)
       throw error
@@ -240,11 +239,11 @@ export class Sessions {
         lastUsedAt: Date.now(),
         saved: snapshot ?? undefined,
         entries,
-        kept: store !== undefined,
+        inStore: store !== undefined,
       }
       if (
         snapshot &&
-        worldOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !==
+        seedOfOptions(resolveOptions(seedOptionsOf(this.#optionsOf(session), snapshot))).organizations !==
           snapshot.organizations
       ) {
         throw new TypeError(`The session ${name} belongs to other organizations or sizes.`)

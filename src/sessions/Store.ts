@@ -1,34 +1,34 @@
 import type { StoreHealth } from '../schemas/index.js'
-import type { WorldStore } from '../sandbox/WorldStore.js'
-import type { LogEntry, SessionOptions, Snapshot, WorldOf } from '../schemas/snapshot.js'
+import type { StoreLog } from '../sandbox/StoreLog.js'
+import type { LogEntry, SessionOptions, Snapshot, SeedIdentity } from '../schemas/snapshot.js'
 
 /** What a store keeps of one world: the snapshot it was last compacted to (none: its seed), and its log since. */
-export interface KeptWorld {
+export interface StoredWorld {
   snapshot: Snapshot | null
   entries: LogEntry[]
 }
 
-/** What a store keeps of a named session: how it was made, and its world. */
-export interface KeptSession extends KeptWorld {
+/** A named session as a store keeps it: how it was made, and its world as a snapshot and the log since. */
+export interface StoredSession extends StoredWorld {
   name: string
   created_at: string
   options: SessionOptions
 }
 
 /** What a store keeps of a server: the default session's world and every named session's. */
-export interface KeptState {
-  world: KeptWorld
-  sessions: KeptSession[]
+export interface StoredState {
+  world: StoredWorld
+  sessions: StoredSession[]
 }
 
 /** Every world of a server as it stands: the default session's, and every named session's. */
 export interface WorldsNow {
   world: Snapshot
-  sessions: KeptSession[]
+  sessions: StoredSession[]
 }
 
 /** What a first read found, for the start-up line: the state, and how many entries its log held. */
-export interface FirstRead extends KeptState {
+export interface FirstRead extends StoredState {
   logged: number
 }
 
@@ -56,7 +56,7 @@ export type StoreEntry = LogEntry | SessionEntry
  * behind this one interface (the data file of `--data`, Redis of
  * `--store`; `src/server/storeBackends.ts` names each backend by its URL's
  * scheme). `Sessions` hands every session's entries to it, and the worlds
- * do not know which store they have (see `WorldStore`).
+ * do not know which store they have (see `StoreLog`).
  */
 export interface Store {
   /** Whether other servers use it too: its worlds then read it before every answer (`SharedLog`). */
@@ -65,13 +65,13 @@ export interface Store {
    * The world the store's data was seeded as, when that decides how the server's world is seeded (a data file: at
    * its instant, with its clock, in its scenario); undefined when the server's options decide.
    */
-  readonly seededFrom: WorldOf | undefined
+  readonly seededFrom: SeedIdentity | undefined
   /**
    * The first read, once the world the store is opened for is seeded: checks the store belongs to `world` (the same
    * seed, instant, clock and organizations; a store used for the first time takes it), and returns what it keeps of
    * every session. Throws `unfit`'s error, and leaves the store as it was, when it belongs to another world.
    */
-  read(world: WorldOf): Promise<FirstRead>
+  read(world: SeedIdentity): Promise<FirstRead>
   /** Once the worlds are put back from `read`: a store that compacts at start-up writes `now` (every world as it stands). */
   restored(now: () => WorldsNow): Promise<void>
   /** The error a first read that does not fit the world is thrown as: it names the store and how to start afresh. */
@@ -82,9 +82,9 @@ export interface Store {
    */
   append(session: string, entry: SessionEntry): Promise<void>
   /** One session's world's part of the store. */
-  log(session: string): WorldStore
+  log(session: string): StoreLog
   /** A session another server made since this one started; a store of this server alone has none. */
-  session(name: string): Promise<KeptSession | undefined>
+  session(name: string): Promise<StoredSession | undefined>
   /**
    * A session this server forgot, unused for its TTL (see `expiresAt`): a store of this server alone forgets it too;
    * a store several servers share keeps it (its keys expire there on their own), since other servers may still use it.
@@ -97,4 +97,4 @@ export interface Store {
   close(): Promise<void>
 }
 
-export type { SharedLog } from '../sandbox/WorldStore.js'
+export type { SharedLog } from '../sandbox/StoreLog.js'

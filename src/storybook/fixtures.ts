@@ -2,8 +2,8 @@ import { compare, positionOf } from '../data/KeysetIndex.js'
 import { toAppointment, toCall, toCallWithMessages, toContact, toLead, toOrganization } from '../http/resources.js'
 import { resolveOptions } from '../sandbox/options.js'
 import type { Appointment, Call, CallWithMessages, Contact, Lead, Organization } from '../schemas/index.js'
-import { messagesOf } from '../world/conversation.js'
-import { seedWorld } from '../world/seedWorld.js'
+import { messagesOf } from '../seed/conversation.js'
+import { seedWorld } from '../seed/seedWorld.js'
 import { STORY_NOW } from './storySandbox.js'
 
 /** The default world as the first organization's `sk_sandbox_all` key reads it, every list newest first. */

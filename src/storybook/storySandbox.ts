@@ -2,7 +2,7 @@ import { LruMap } from '../data/LruMap.js'
 import { createSandbox, type SandboxWithHandlers } from '../handlers/createSandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Scope } from '../schemas/index.js'
-import { defaultOrganizations } from '../world/fixtures.js'
+import { defaultOrganizations } from '../seed/fixtures.js'
 
 /**
  * The instant stories and fixtures are seeded at, with the clock standing

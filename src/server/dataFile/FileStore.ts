@@ -1,12 +1,12 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { type FileHandle, open, rename, truncate } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { StorageUnavailableError } from '../../schemas/domainErrors.js'
+import { StorageUnavailableError } from '../../sandbox/domainErrors.js'
 import type { StoreHealth } from '../../schemas/index.js'
-import type { WorldOf } from '../../schemas/snapshot.js'
-import type { OwnLog } from '../../sandbox/WorldStore.js'
+import type { SeedIdentity } from '../../schemas/snapshot.js'
+import type { OwnLog } from '../../sandbox/StoreLog.js'
 import { DEFAULT_SESSION } from '../../sessions/Sessions.js'
-import type { FirstRead, KeptSession, Store, StoreEntry, WorldsNow } from '../../sessions/Store.js'
+import type { FirstRead, StoredSession, Store, StoreEntry, WorldsNow } from '../../sessions/Store.js'
 import { syncDirectory } from '../writeAtomically.js'
 import { DATA_FILE_FORMAT, DATA_FILE_VERSION, DataFileError, type DataFileHeader, emptyHeader } from './format.js'
 import { releaseLock, takeLock } from './lock.js'
@@ -85,7 +85,7 @@ export class FileStore implements Store {
    * The world the file's log starts from (its seed, or the last reset's), which the server is seeded as: at the same
    * instant, with the same clock, in the same scenario. Undefined for a new file.
    */
-  get seededFrom(): WorldOf | undefined {
+  get seededFrom(): SeedIdentity | undefined {
     return this.content?.seed
   }
 
@@ -93,7 +93,7 @@ export class FileStore implements Store {
    * Checks the file belongs to `world` and returns every session's world it keeps; a new file is written as an empty
    * header of it.
    */
-  async read(world: WorldOf): Promise<FirstRead> {
+  async read(world: SeedIdentity): Promise<FirstRead> {
     const { content } = this
     if (!content) {
       await this.compact(emptyHeader(world))
@@ -127,7 +127,7 @@ export class FileStore implements Store {
   }
 
   /** Every session is this server's: none is made elsewhere. */
-  async session(): Promise<KeptSession | undefined> {
+  async session(): Promise<StoredSession | undefined> {
     return undefined
   }
 

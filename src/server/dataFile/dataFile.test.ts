@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { WorldOf } from '../../schemas/snapshot.js'
+import type { SeedIdentity } from '../../schemas/snapshot.js'
 import { DATA_FILE_FORMAT, DATA_FILE_VERSION, DataFileError, emptyHeader } from './format.js'
 import { FileStore } from './FileStore.js'
 import { lockPath, releaseLock, takeLock } from './lock.js'
 import { readDataFile } from './readDataFile.js'
 
-const WORLD: WorldOf = {
+const WORLD: SeedIdentity = {
   seed: 1,
   seeded_at: '2026-11-20T12:00:00.000Z',
   clock: 'fixed',

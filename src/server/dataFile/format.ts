@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { LogEntry, SessionOptions, Snapshot, type WorldOf } from '../../schemas/snapshot.js'
+import { LogEntry, SessionOptions, Snapshot, type SeedIdentity } from '../../schemas/snapshot.js'
 
 /*
  * The format of a data file (`--data FILE`), an append-only log: its first
@@ -47,12 +47,12 @@ export type Line = { session: string | undefined; entry: z.infer<typeof LineEntr
 export class DataFileError extends Error {}
 
 /** A header of a world with nothing written to it, in the file's format. */
-export function emptyHeader(world: WorldOf): DataFileHeader {
+export function emptyHeader(world: SeedIdentity): DataFileHeader {
   const changes = { writes: 0, inserted: [], changed: [] }
   return { format: DATA_FILE_FORMAT, version: DATA_FILE_VERSION, ...world, clock_offset_ms: 0, changes, sessions: [] }
 }
 
 /** A snapshot of a world with nothing written to it: where a reset starts over. */
-export function emptySnapshot(world: WorldOf): Snapshot {
+export function emptySnapshot(world: SeedIdentity): Snapshot {
   return { ...world, clock_offset_ms: 0, changes: { writes: 0, inserted: [], changed: [] } }
 }

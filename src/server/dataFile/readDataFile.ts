@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { RECORDING_FORMAT } from '../../proxy/recording.js'
-import type { LogEntry, WorldOf } from '../../schemas/snapshot.js'
+import type { LogEntry, SeedIdentity } from '../../schemas/snapshot.js'
 import { DEFAULT_SESSION } from '../../sessions/Sessions.js'
-import { type KeptSession, type FirstRead, type KeptWorld, outgrows } from '../../sessions/Store.js'
+import { type StoredSession, type FirstRead, type StoredWorld, outgrows } from '../../sessions/Store.js'
 import {
   DATA_FILE_FORMAT,
   DATA_FILE_VERSION,
@@ -17,7 +17,7 @@ import {
 /** What a data file holds, read: every session's world, and what reading it found. */
 export interface DataFileContent extends FirstRead {
   /** The world the default session's log starts from: its seed, or the last reset's. */
-  seed: WorldOf
+  seed: SeedIdentity
   /** Whether the file is no version 4 log, or its log has grown well past its header: compacted at start-up. */
   compact: boolean
 }
@@ -102,8 +102,8 @@ function parseLine(text: string): Line | undefined {
 /** Every session's world from the header and the log after it; each world's log from its last reset on. */
 function contentOf(path: string, header: z.infer<typeof Header>, lines: Line[]): Omit<DataFileContent, 'compact'> {
   const { format: _, version: __, sessions: headerSessions, ...snapshot } = header
-  const world: KeptWorld = { snapshot, entries: [] }
-  const sessions = new Map<string, KeptSession>(headerSessions.map((session) => [session.name, { ...session }]))
+  const world: StoredWorld = { snapshot, entries: [] }
+  const sessions = new Map<string, StoredSession>(headerSessions.map((session) => [session.name, { ...session }]))
   for (const { session: name, entry } of lines) {
     if ('created' in entry) {
       sessions.set(name!, { name: name!, ...entry.created, snapshot: null, entries: [] })

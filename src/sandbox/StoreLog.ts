@@ -7,7 +7,7 @@ import type { LogEntry, Snapshot } from '../schemas/snapshot.js'
  * counts one only once `append` resolves; it does not know which store it
  * has, only whether other servers write to the same log (`shared`).
  */
-export type WorldStore = OwnLog | SharedLog
+export type StoreLog = OwnLog | SharedLog
 
 /** A world's part of a store this server alone writes to (the data file): it takes the world's entries. */
 export interface OwnLog {
@@ -43,10 +43,10 @@ export interface SharedLog {
    */
   compactWith(snapshot: <T>(use: (world: Snapshot) => T) => Promise<T>): void
   /**
-   * Whether this server does the world's timed work (live mode's arrivals) for the next `ttlMs`; one server at a time
-   * does, so a call arrives once however many servers hold the world.
+   * Whether this server holds the lease on the world's timed work (live mode's arrivals) for the next `ttlMs`, taking it
+   * when it is free; one server at a time holds it, so a call arrives once however many servers hold the world.
    */
-  leads(ttlMs: number): Promise<boolean>
+  holdsLease(ttlMs: number): Promise<boolean>
   /** The world's request journal and usage report, the same from every server. */
   requests: SharedRequests
 }

@@ -112,7 +112,7 @@ export type CallScripts = z.infer<typeof CallScripts>
  * One of the package's own fixtures, typed as its schema gives it.
  *
  * @note Not parsed at import: they ship with the package, unchanged, and
- * `src/world/fixtures.test.ts` checks each against its schema and that parsing
+ * `src/seed/fixtures.test.ts` checks each against its schema and that parsing
  * leaves it as it is. Parsing them at import cost about 15 ms of every
  * process's start, cold. A user's organizations are parsed (`resolveOptions`).
  */

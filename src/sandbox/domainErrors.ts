@@ -1,0 +1,35 @@
+/**
+ * Errors of the world below HTTP: what a write ran into (the sessions'
+ * own are in `sessions/sessionErrors.ts`). They know nothing of statuses or
+ * envelopes; `toApiError` (`http/respond.ts`) is the one place that maps
+ * each to the contract's error.
+ */
+
+/** A contact of the organization has the phone already (409 `contact_exists`). */
+export class ContactExistsError extends Error {
+  readonly code = 'contact_exists'
+
+  constructor(
+    readonly phone: string,
+    readonly contactId: string,
+  ) {
+    super(`A contact with phone ${phone} already exists (${contactId}).`)
+  }
+}
+
+/**
+ * The store did not take a write (a full or read-only disk, Redis out of
+ * reach): the write was undone in memory (503 `storage_unavailable`, with
+ * `Retry-After`); the next write tries again.
+ */
+export class StorageUnavailableError extends Error {
+  readonly code = 'storage_unavailable'
+
+  constructor(
+    /** What the store is: `the data file ./sandbox.log`, `Redis at 127.0.0.1:6379`. */
+    readonly store: string,
+    readonly reason: string,
+  ) {
+    super(`${store} did not take the write (${reason}).`)
+  }
+}
