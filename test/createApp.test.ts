@@ -121,6 +121,19 @@ describe('createApp of a sandbox with a base URL', () => {
         'GET /api/_sandbox/console/ 200',
         'GET /docs/ 200',
       ])
+      // CORS judges the path below the base: the control plane's preflight from another origin is refused there
+      // too, with no Access-Control-Allow-Origin; the API's is answered for any origin.
+      const preflight = (path: string) =>
+        fetch(origin + path, {
+          method: 'OPTIONS',
+          headers: { Origin: 'http://evil.example', 'Access-Control-Request-Method': 'POST' },
+        })
+      const control = await preflight('/api/_sandbox/reset')
+      expect(control.status).toBe(403)
+      expect(control.headers.get('access-control-allow-origin')).toBeNull()
+      const api = await preflight('/api/v1/contacts')
+      expect(api.status).toBe(204)
+      expect(api.headers.get('access-control-allow-origin')).toBe('*')
     } finally {
       sandbox.stop()
       sandbox.sessions.stop()

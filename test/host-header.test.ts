@@ -108,6 +108,15 @@ describe.each(ENTRIES)('$name', ({ start }) => {
     }
   })
 
+  it('refuses TRACE to the control plane from a foreign Host as every other method, and answers 405 to its own', async () => {
+    const foreign = await raw(entry.url, head('/_sandbox/reset', ['evil.example'], 'TRACE'))
+    expect(foreign.status, foreign.text).toBe(403)
+    expect(JSON.parse(foreign.text.slice(foreign.text.indexOf('{'))).error.code).toBe('host_not_allowed')
+    const own = await raw(entry.url, head('/_sandbox/reset', [`127.0.0.1:${port}`], 'TRACE'))
+    expect(own.status, own.text).toBe(405)
+    expect(own.head).toContain('allow: post')
+  })
+
   it.each([
     () => `127.0.0.1:${port}`,
     () => `LOCALHOST:${port}`,

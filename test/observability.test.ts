@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, type ServerOptions, startServer } from '../src/server/startServer.js'
@@ -145,6 +146,25 @@ describe('--log json', () => {
       duration_ms: expect.any(Number),
       key: 'sk_sandbox_readonly',
     })
+  })
+})
+
+describe('the request log, for a client that goes away', () => {
+  it('writes a line with no status for a request whose client closed before its answer', async () => {
+    const lines: string[] = []
+    const server = await start({ quiet: false, log: (line) => lines.push(line) })
+    const { port } = new URL(server.url)
+    const received = new Promise((resolve) => server.server.once('request', resolve))
+    const socket = connect(Number(port), '127.0.0.1', () =>
+      socket.write(
+        `GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer sk_sandbox_all\r\nPrefer: delay=1500\r\n\r\n`,
+      ),
+    )
+    // Gone once the server has the request, before its delayed answer.
+    await received
+    socket.destroy()
+    await vi.waitFor(() => expect(lines).toHaveLength(1), { timeout: 5_000 })
+    expect(lines[0]).toMatch(/^GET \/v1\/me - \(closed\) [\d.]+ ms /)
   })
 })
 

@@ -52,11 +52,14 @@ function logWhenFinished(
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
   const sent = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/'
   const path = logScrubber(sandbox, request, sent).text(shownUrl(sent, sandbox.options.adminToken))
-  response.once('finish', () => {
+  // 'close', not 'finish': a request whose client went away before its answer (a slow body, a `Prefer: delay`) is
+  // written too, with no status.
+  response.once('close', () => {
     const ms = performance.now() - started
     const requestId = response.getHeader('x-request-id') ?? null
+    const status = response.writableFinished ? response.statusCode : null
     if (format === 'text') {
-      log(`${request.method} ${path} ${response.statusCode} ${ms.toFixed(3)} ms ${requestId ?? '-'}`)
+      log(`${request.method} ${path} ${status ?? '- (closed)'} ${ms.toFixed(3)} ms ${requestId ?? '-'}`)
       return
     }
     const token = bearerToken(request.headers.authorization ?? null)
@@ -68,7 +71,7 @@ function logWhenFinished(
         session,
         method: request.method,
         path,
-        status: response.statusCode,
+        status,
         duration_ms: Math.round(ms * 1000) / 1000,
         key: token === null ? null : shownCredential(token, sandbox.options.adminToken),
       }),

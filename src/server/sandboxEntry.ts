@@ -81,7 +81,10 @@ export function sandboxEntry(
   const handle: SandboxEntry['handle'] = (request, response, next) => {
     log?.(request, response)
     const url = urlOf(request)
-    const path = pathOf(request, url)
+    // Below the sandbox's base URL, when it has a path (`createApp` of a sandbox at `http://host/mock`): the path
+    // CORS, the guard and the methods fetch cannot carry are judged by.
+    const below = url ? sandboxPath(sandbox, url, sandbox.sessions) : undefined
+    const path = below ?? pathOf(request, url)
 
     // HTTP itself, before any path: Node leaves these to the listener (see startServer), so they are in the envelope.
     const refusal = refusedByHttp(request)
@@ -94,11 +97,15 @@ export function sandboxEntry(
     if (crossOrigin({ sandbox, access }, request, response, path)) return
 
     // Not the sandbox's (below its base URL, if it has one): no Fetch request is made for it.
-    if (url ? sandboxPath(sandbox, url, sandbox.sessions) === undefined : !isSandboxPath(path, true)) return next()
+    if (url ? below === undefined : !isSandboxPath(path, true)) return next()
 
     // What a Fetch request cannot carry: a method (as its plane answers a method it does not take), a target.
-    if (OUTSIDE_FETCH.has(request.method!))
+    if (OUTSIDE_FETCH.has(request.method!)) {
+      // Who may reach the control plane first, as the dispatch does for every other method.
+      const refused = access.refusal(request.socket.remoteAddress, request.headers, path)
+      if (refused) return sendReply(response, errorReply(sandbox, newRequestId(), refused))
       return sendReply(response, methodOutsideFetch(sandbox, request.method!, path))
+    }
     if (!url) {
       const error = new ApiError('invalid_parameter', 'The request target is no path or URL.')
       return sendReply(response, errorReply(sandbox, newRequestId(), error))
