@@ -168,6 +168,20 @@ describe('the request log, for a client that goes away', () => {
   })
 })
 
+describe('the request log, for a long path', () => {
+  it('cuts a 60,000-character path as an error echoes it: its first 200 characters and its length', async () => {
+    const lines: string[] = []
+    const server = await start({ quiet: false, log: (line) => lines.push(line) })
+    const path = `/v1/callz/${'a'.repeat(60_000)}`
+    const answer = await fetch(`${server.url}${path}`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
+    expect(answer.status).toBe(404)
+    await answer.arrayBuffer()
+    await vi.waitFor(() => expect(lines).toHaveLength(1))
+    expect(lines[0]).toContain(`GET ${path.slice(0, 200)}… (60,010 characters) 404 `)
+    expect(lines[0]!.length).toBeLessThan(400)
+  })
+})
+
 describe('liveness and readiness', () => {
   it('answers /_sandbox/live and /_sandbox/ready without the admin token', async () => {
     const server = await start({ adminToken: 'admin-token-123' })

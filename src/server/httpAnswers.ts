@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
 import { shownCredential, shownUrl } from '../sandbox/credentials.js'
+import { echoed } from '../text/echoed.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { type Scrubber, scrubberOf } from '../sandbox/Scrubber.js'
 
@@ -51,7 +52,8 @@ function logWhenFinished(
   const started = performance.now()
   // Express, where an app is mounted under a path, keeps the whole path in originalUrl.
   const sent = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/'
-  const path = logScrubber(sandbox, request, sent).text(shownUrl(sent, sandbox.options.adminToken))
+  // Cut as an error's echo is: a 60 KB path makes no 60 KB log line.
+  const path = echoed(logScrubber(sandbox, request, sent).text(shownUrl(sent, sandbox.options.adminToken)))
   // 'close', not 'finish': a request whose client went away before its answer (a slow body, a `Prefer: delay`) is
   // written too, with no status.
   response.once('close', () => {
