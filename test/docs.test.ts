@@ -127,6 +127,8 @@ describe('every curl of the README and the manual', () => {
     })
     await fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } })
     const expected = /#.*?\b([1-5]\d\d)\b/.exec(line)?.[1]
+    // A comment that counts the records (`# 2 calls: …`) is held to its count.
+    const counted = /#\s*(\d+) (?:calls|contacts|leads|appointments)\b/.exec(line)?.[1]
     const command = `${line.replace(/\s+#.*$/, '')} -s -w '\\n%{http_code}'`
     // Not spawnSync: the server answering curl runs in this very process.
     const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
@@ -145,6 +147,10 @@ describe('every curl of the README and the manual', () => {
       return
     }
     expect(status, JSON.stringify(body)).toBeLessThan(300)
+    if (counted) {
+      expect(body.data, JSON.stringify(body)).toHaveLength(Number(counted))
+      return
+    }
     // An example returns data: a list with records in it, or a record.
     if (Array.isArray(body.data)) expect(body.data.length, 'an empty list').toBeGreaterThan(0)
     else expect(body.data).toBeDefined()
