@@ -160,6 +160,11 @@ function endpoints() {
   out.push(
     "Every endpoint of a root (the bare root, or a session's `/sessions/{name}`), as `/openapi.json` describes it. The API wants `Authorization: Bearer <key>` with the scope named; the control plane wants the admin token when the server has one (`--admin-token`). The server adds `/_sandbox/metrics` and `/_sandbox/console/` (see the guides).",
     '',
+    '## Forced statuses',
+    '',
+    // The API operations' `4XX`, described once rather than as a 409 under every GET.
+    `${document.components.responses.Forced.description} What each status says: [errors](errors.md).`,
+    '',
   )
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -196,8 +201,13 @@ function endpoints() {
           '',
         )
       }
-      const statuses = Object.keys(operation.responses)
-      out.push(`Responses: ${statuses.join(', ')}.`, '')
+      // A class (`4XX`) stands for the statuses only `Prefer: code=` brings: said once, above.
+      const statuses = Object.keys(operation.responses).filter((status) => !status.endsWith('XX'))
+      const forced =
+        statuses.length < Object.keys(operation.responses).length
+          ? ', and [what `Prefer: code=` forces](#forced-statuses)'
+          : ''
+      out.push(`Responses: ${statuses.join(', ')}${forced}.`, '')
     }
   }
   return out.join('\n')

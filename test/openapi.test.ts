@@ -31,6 +31,22 @@ type Json = Record<string, any>
 /** `/v1/calls/:call_id` → `/v1/calls/{call_id}`. */
 const templateOf = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 
+/**
+ * The contract's statuses of each API endpoint on its own: every one a bad parameter (400), a key (401), the rate
+ * limit (429) and a simulated failure (500, 503); a scope (403); an id in the path (404); a body (413, 415, 422) and its
+ * conflict (409). A 409 under a GET is only ever forced: its class, 4XX, says so, once.
+ */
+const OWN_STATUSES: Array<[string, string, number[]]> = [
+  ['GET', '/v1/calls', [200, 400, 401, 403, 429, 500, 503]],
+  ['GET', '/v1/calls/{call_id}', [200, 400, 401, 403, 404, 429, 500, 503]],
+  ['GET', '/v1/contacts', [200, 400, 401, 403, 429, 500, 503]],
+  ['POST', '/v1/contacts', [201, 400, 401, 403, 409, 413, 415, 422, 429, 500, 503]],
+  ['GET', '/v1/contacts/{contact_id}', [200, 400, 401, 403, 404, 429, 500, 503]],
+  ['GET', '/v1/leads', [200, 400, 401, 403, 429, 500, 503]],
+  ['GET', '/v1/appointments', [200, 400, 401, 403, 429, 500, 503]],
+  ['GET', '/v1/me', [200, 400, 401, 429, 500, 503]],
+]
+
 /** Every schema of the document with where it is, examples left out (they are values, not schemas). */
 function schemasOf(node: unknown, where = ''): Array<{ where: string; schema: Json }> {
   if (typeof node !== 'object' || node === null) return []
@@ -164,15 +180,41 @@ for (const { setup, adminToken } of SETUPS) {
       expect(required(document.paths['/v1/me'].get.responses['200'])).toEqual(['X-Request-Id'])
     })
 
-    it('documents the success of every API operation and every error status Prefer: code= can force', () => {
-      for (const route of routes) {
-        const responses = document.paths[templateOf(route.path)][route.method.toLowerCase()].responses
-        expect(Object.keys(responses).sort(), `${route.method} ${route.path}`).toEqual(
-          [String(route.status ?? 200), ...FORCEABLE_STATUSES.map(String)].sort(),
-        )
-        for (const status of FORCEABLE_STATUSES)
+    it.each(OWN_STATUSES)(
+      'lists for %s %s the statuses it answers on its own, and the forced ones as their class, 4XX',
+      (method, path, own) => {
+        const { responses } = document.paths[path][method.toLowerCase()]
+        expect(Object.keys(responses)).toEqual([...own.map(String), '4XX'])
+        for (const status of own.slice(1))
           expect(responses[status]).toEqual({ $ref: `#/components/responses/Error${status}` })
+        expect(responses['4XX']).toEqual({ $ref: '#/components/responses/Forced' })
+      },
+    )
+
+    it('has a line of statuses for every API operation', () => {
+      const listed = OWN_STATUSES.map(([method, path]) => `${method} ${path}`)
+      expect(listed.sort()).toEqual(routes.map((route) => `${route.method} ${templateOf(route.path)}`).sort())
+    })
+
+    it('says of since that it compares created_at, and how a sync sees a call in progress end', () => {
+      for (const kind of ['calls', 'contacts', 'leads', 'appointments']) {
+        const since = document.paths[`/v1/${kind}`].get.parameters.find((parameter: Json) => parameter.name === 'since')
+        expect(since.description, kind).toMatch(/compares `created_at`, not `updated_at`/)
+        expect(since.schema).toEqual({ type: 'string' })
       }
+      expect(document.paths['/v1/calls'].get.description).toMatch(/again by id \(`GET \/v1\/calls\/\{call_id\}`\)/)
+    })
+
+    it('says once what Prefer: code= forces, naming every status it takes', () => {
+      const { description } = document.components.responses.Forced
+      expect(description).toContain('`Prefer: code=<status>`')
+      expect(description).toContain(FORCEABLE_STATUSES.join(', '))
+      expect(document.components.responses.Forced.content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ErrorEnvelope',
+      })
+    })
+
+    it('describes every error status Prefer: code= can force, with the error envelope', () => {
       for (const status of FORCEABLE_STATUSES) {
         expect(document.components.responses[`Error${status}`].content['application/json'].schema).toEqual({
           $ref: '#/components/schemas/ErrorEnvelope',

@@ -145,6 +145,23 @@ function requireScope(apiKey: ApiKey, route: ApiEndpoint): void {
   )
 }
 
+/**
+ * The error statuses an API endpoint answers on its own, without `Prefer: code=` (which can force any of
+ * `FORCEABLE_STATUSES` on top): the plane's (a bad parameter or `Prefer`, a key, the rate limit, a simulated or real
+ * failure), then what its scope, its path's id, its body and its own conflicts add.
+ *
+ * @example
+ * ownErrorStatusesOf(getCall) // [400, 401, 403, 404, 429, 500, 503]
+ */
+export function ownErrorStatusesOf(route: ApiEndpoint): number[] {
+  const statuses = new Set([400, 401, 429, 500, 503])
+  if (scopeOf(route) !== null) statuses.add(403)
+  if (Object.keys(route.pathParams.shape).length > 0) statuses.add(404)
+  if (route.body) for (const status of [413, 415, 422]) statuses.add(status)
+  for (const status of route.errors ?? []) statuses.add(status)
+  return [...statuses].sort((a, b) => a - b)
+}
+
 /** What the usage report counts of a request of a valid key. */
 function usageOf(
   context: RequestContext,

@@ -65,6 +65,8 @@ const EXTRA_ROUTES: { [K in Kind]?: ApiEndpoint[] } = {
       query: NoQuery,
       body: CreateContactRequest,
       status: 201,
+      // contact_exists: a contact of the organization has the phone.
+      errors: [409],
       response: RecordEnvelope(Contact),
       answer: async ({ sandbox, apiKey, body }) => {
         // organization_id is no field of the body, but the key's organization.
@@ -135,6 +137,7 @@ function listRoute<K extends Kind>(kind: K): ApiEndpoint {
     path: `/v1/${kind}`,
     requires: { scope: readScopeOf(kind) },
     summary: `List ${kind}`,
+    ...(RESOURCES[kind].listDescription !== undefined && { description: RESOURCES[kind].listDescription }),
     pathParams: NoPath,
     query: LIST_QUERIES[kind],
     response: ListEnvelope(RESOURCES[kind].resource),

@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import { everyControlEndpoint } from '../control/controlPlane.js'
 import { LruMap } from '../data/LruMap.js'
-import { type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
+import { type ApiEndpoint, type Endpoint, scopeOf, successStatusOf } from '../http/Endpoint.js'
 import { DOCUMENT_PATH, SESSION_PREFIX } from '../http/paths.js'
+import { ownErrorStatusesOf } from '../http/apiPlane.js'
 import { FORCEABLE_STATUSES } from '../http/prefer.js'
 import { kindOfPath, routes } from '../http/routes.js'
 import { publicKeysOf, shownCredential } from '../sandbox/credentials.js'
@@ -95,6 +96,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]
 
+/** What `Prefer: code=` can force besides an operation's own statuses (`forcedRanges`). */
+const FORCED_DESCRIPTION = `A status the request forced: \`Prefer: code=<status>\` answers any of ${FORCEABLE_STATUSES.join(', ')} with the error that status stands for (a 415 to a GET, a 409 \`contact_exists\` naming the organization's newest contact), whatever the request. An operation lists only the statuses it answers on its own.`
+
 /**
  * Documents by what they say of a sandbox (its keys, whether it has an admin token): every session of a server shares
  * one; sandboxes of other keys (a test suite's, each its own organizations) take turns past 16.
@@ -173,6 +177,7 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
     operation(route.path, route.method, {
       operationId: operationId(route.method, route.path),
       summary: route.summary,
+      ...(route.description !== undefined && { description: route.description }),
       tags: [tagOf(route.path)],
       security: [{ bearerAuth: scopeOf(route) ? [scopeOf(route)] : [] }],
       parameters: [
@@ -186,8 +191,9 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
       responses: {
         [successStatusOf(route)]: success(route, successStatusOf(route), toSchema, apiHeaders),
         ...Object.fromEntries(
-          FORCEABLE_STATUSES.map((status) => [status, { $ref: `#/components/responses/Error${status}` }]),
+          ownErrorStatusesOf(route).map((status) => [status, { $ref: `#/components/responses/Error${status}` }]),
         ),
+        ...forcedRanges(route),
       },
     })
   }
@@ -284,21 +290,39 @@ function build(sandbox: Sandbox, description: string): Record<string, unknown> {
           },
         }),
       },
-      responses: Object.fromEntries(
-        FORCEABLE_STATUSES.map((status) => [
-          `Error${status}`,
-          {
-            description: `${ERROR_DESCRIPTIONS[status]} The example answers ${examples.errors[status].request}.`,
-            headers: { ...requestIdHeader, ...ERROR_HEADERS[status], ...apiHeaders },
-            content: { 'application/json': { schema: errorSchema, example: examples.errors[status].body } },
-          },
-        ]),
-      ),
+      responses: {
+        ...Object.fromEntries(
+          FORCEABLE_STATUSES.map((status) => [
+            `Error${status}`,
+            {
+              description: `${ERROR_DESCRIPTIONS[status]} The example answers ${examples.errors[status].request}.`,
+              headers: { ...requestIdHeader, ...ERROR_HEADERS[status], ...apiHeaders },
+              content: { 'application/json': { schema: errorSchema, example: examples.errors[status].body } },
+            },
+          ]),
+        ),
+        Forced: {
+          description: FORCED_DESCRIPTION,
+          headers: { ...requestIdHeader, ...apiHeaders },
+          content: { 'application/json': { schema: errorSchema } },
+        },
+      },
     },
   }
 }
 
 type ToSchema = (schema: z.ZodType, io: 'input' | 'output') => Record<string, unknown>
+
+/**
+ * The statuses only `Prefer: code=` brings to an operation (a 409 to a GET), as their classes (`4XX`), described once
+ * in `Forced`: a class, not `default`, so that a success the operation does not document stays a violation.
+ */
+function forcedRanges(route: ApiEndpoint): Record<string, unknown> {
+  const own = ownErrorStatusesOf(route)
+  const forcedOnly = FORCEABLE_STATUSES.filter((status) => !own.includes(status))
+  const ranges = new Set(forcedOnly.map((status) => `${String(status)[0]}XX`))
+  return Object.fromEntries([...ranges].map((range) => [range, { $ref: '#/components/responses/Forced' }]))
+}
 
 function success(route: Endpoint, status: number, toSchema: ToSchema, headers: Record<string, unknown>) {
   return {
@@ -313,12 +337,16 @@ function parameters(schema: z.ZodObject, where: 'path' | 'query', toSchema: ToSc
     const optional = (parameter as z.ZodType).safeParse(undefined).success
     // The value the parameter stands for (`limit`: an integer from 1 to 100) when JSON Schema can say it,
     // else the text it is sent as (`since`, whose value zod computes with a transform).
-    const value = toSchema(parameter as z.ZodType, 'output')
+    // Its words (`since`: what it compares) go to the parameter, where a reader of the reference looks.
+    const { description } = parameter as z.ZodType
+    const { description: _, ...value } = toSchema(parameter as z.ZodType, 'output')
+    const { description: __, ...input } = toSchema(parameter as z.ZodType, 'input')
     return {
       name,
       in: where,
+      ...(description !== undefined && { description }),
       required: where === 'path' || !optional,
-      schema: Object.keys(value).length > 0 ? value : toSchema(parameter as z.ZodType, 'input'),
+      schema: Object.keys(value).length > 0 ? value : input,
     }
   })
 }

@@ -74,7 +74,11 @@ const cursor = z.string()
 const common = {
   limit: limit.optional(),
   cursor: cursor.optional(),
-  since: since.optional(),
+  since: since
+    .optional()
+    .describe(
+      'Records created strictly after this instant: it compares `created_at`, not `updated_at`, so a record that changed since it was created (a call that ended) does not come back. An ISO 8601 date or date-time, UTC without an offset.',
+    ),
 }
 
 /** A list's query: `limit`, `cursor`, `since`, then its filters. */

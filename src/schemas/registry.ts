@@ -32,6 +32,8 @@ interface ResourceEntry<S extends z.ZodObject, Scopes extends readonly string[],
   filters: Filters
   /** The summary of `GET /v1/{kind}/{singular}_id`, when the API reads one record of the kind. */
   getOne?: string
+  /** What a reader of the list must know beyond its summary: the OpenAPI description of `GET /v1/{kind}`. */
+  listDescription?: string
   /** The fields the console's World tab shows in its columns. */
   columns: ReadonlyArray<keyof z.infer<S> & string>
 }
@@ -57,6 +59,8 @@ export const RESOURCES = {
       phone: { value: phoneFilter, field: 'caller_phone' },
     },
     getOne: 'Get a call with its messages',
+    listDescription:
+      'Newest first. A call has no `updated_at`, and `since` compares `created_at`: a call in progress (`in-progress` or `forwarding`, `ended_at` null) ends later, changing its `status`, `ended_at`, `duration_seconds`, `transcript`, `summary` and `transfer_status`, without coming back into a `since` page. To see it end, read each call you hold with `ended_at` null again by id (`GET /v1/calls/{call_id}`) until its `ended_at` is set, or read the list again from the newest back to the oldest of them.',
     columns: ['created_at', 'caller_name', 'status', 'summary'],
   }),
   contacts: resource({
