@@ -1,20 +1,38 @@
-import { configDefaults, defineConfig } from 'vitest/config'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { configDefaults, defineConfig, type Plugin } from 'vitest/config'
+import { installMsw3 } from './scripts/msw3.mjs'
 
 /**
  * `CALL_SANDBOX_MSW=lowest` runs the suite against the lowest msw the package
  * claims as its peer (the `msw-lowest` dev dependency, an alias of that
- * version), `CALL_SANDBOX_MSW=3` against msw 3 (the `msw3` dev dependency; it
- * needs Node 22.12 or later): every import of msw then resolves to it.
+ * version), `CALL_SANDBOX_MSW=3` against msw 3 (installed apart by
+ * scripts/msw3.mjs: it needs Node 22.12 or later): every import of msw then
+ * resolves to it.
  */
-const MSW_ALIASES: Record<string, string> = { lowest: 'msw-lowest', '3': 'msw3' }
+const MSW_VARIANTS = ['lowest', '3']
 const mswVariant = process.env.CALL_SANDBOX_MSW
-const mswAlias = mswVariant === undefined ? undefined : MSW_ALIASES[mswVariant]
-if (mswVariant !== undefined && mswAlias === undefined)
-  throw new Error(`CALL_SANDBOX_MSW=${mswVariant}: expected one of ${Object.keys(MSW_ALIASES).join(', ')}.`)
+if (mswVariant !== undefined && !MSW_VARIANTS.includes(mswVariant))
+  throw new Error(`CALL_SANDBOX_MSW=${mswVariant}: expected one of ${MSW_VARIANTS.join(', ')}.`)
 const lowestMsw = mswVariant === 'lowest'
+const MSW = /^msw(\/.*)?$/
+
+/**
+ * Every import of msw, the built package's too, resolved as Node would resolve it from msw 3's own folder (whose
+ * exports all have a `default`). Vite's resolver, asked for the same from there, found the project's msw 2.
+ */
+function msw3(): Plugin {
+  const fromMsw3 = createRequire(join(installMsw3(), '../../package.json'))
+  return {
+    name: 'call-sandbox:msw-3',
+    enforce: 'pre',
+    resolveId: (source) => (MSW.test(source) ? fromMsw3.resolve(source) : null),
+  }
+}
 
 export default defineConfig({
-  resolve: mswAlias ? { alias: [{ find: /^msw(\/.*)?$/, replacement: `${mswAlias}$1` }] } : {},
+  plugins: mswVariant === '3' ? [msw3()] : [],
+  resolve: lowestMsw ? { alias: [{ find: MSW, replacement: 'msw-lowest$1' }] } : {},
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // The packed package's checks run apart (npm run test:package); the Storybook

@@ -156,7 +156,7 @@ export async function nodeTwentyFour() {
  * A major of msw and the node it runs on, checked by asking the node which msw
  * `import 'msw'` reaches: msw 2 is the project's `msw` on this node; msw 3
  * needs Node 22.12, and bench/msw3.mjs points every import of 'msw' (the
- * built package's too) at the `msw3` alias.
+ * built package's too) at msw 3, installed apart by scripts/msw3.mjs.
  * @param {2 | 3} major
  */
 export async function mswRuntime(major) {

@@ -1,8 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { copyFile, rm } from 'node:fs/promises'
 import { delimiter, dirname, resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
+import { installMsw3, MSW3_VERSION } from '../scripts/msw3.mjs'
 import { copyExampleForMsw3 } from './support/copyExampleForMsw3.js'
 import { installedMsw, type InstalledMsw } from './support/installedMsw.js'
 import { serveStatic } from './support/serveStatic.js'
@@ -107,14 +108,15 @@ async function installExample(): Promise<Example> {
  * folder, as `npx msw init public` would put it there.
  */
 async function installCopyOnMsw3(cleanups: Array<() => unknown>): Promise<Example> {
-  const { version } = JSON.parse(readFileSync(resolve(ROOT, 'node_modules/msw3/package.json'), 'utf8'))
-  const folder = await copyExampleForMsw3(EXAMPLE, ROOT, version)
+  // Installed (or found) where the suite's msw 3 is, so that npm finds this version in its cache.
+  installMsw3()
+  const folder = await copyExampleForMsw3(EXAMPLE, ROOT, MSW3_VERSION)
   cleanups.push(() => rm(folder, { recursive: true, force: true }))
   const node24 = execFileSync(process.execPath, ['scripts/node24.mjs'], { cwd: ROOT, encoding: 'utf8' }).trim()
   // Node 24's compile cache (vite, tsc and storybook turn it on) would outlive the run in the system's temp folder.
   const env = { PATH: `${dirname(node24)}${delimiter}${process.env.PATH}`, NODE_DISABLE_COMPILE_CACHE: '1' }
   await step(
-    `install a copy of the example on msw ${version}`,
+    `install a copy of the example on msw ${MSW3_VERSION}`,
     'npm',
     ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'],
     folder,

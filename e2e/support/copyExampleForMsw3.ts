@@ -7,8 +7,8 @@ const LEFT_OUT = /^(node_modules|dist.*|storybook-static)$/
 
 /**
  * A copy of the example in a temp folder, set to run on msw 3 but not yet
- * installed: its msw the given version (the root's `msw3` dev dependency's,
- * so that npm finds it in its cache), its `call-sandbox` this repository by
+ * installed: its msw the given version (scripts/msw3.mjs's, which installed
+ * it before, so that npm finds it in its cache), its `call-sandbox` this repository by
  * an absolute path (the tracked `file:../..` points nowhere from a temp
  * folder). Its lock keeps every other version the example has. The folder's
  * name starts with `call-sandbox-`, which test/support/leftovers.ts checks.

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { MSW3_VERSION } from '../../scripts/msw3.mjs'
 import { consumerProject, devVersion, readmeSnippet, type ConsumerProject } from './consumerProject.js'
 
 /*
@@ -12,7 +13,7 @@ import { consumerProject, devVersion, readmeSnippet, type ConsumerProject } from
 const tarball = inject('tarball')
 const LOWEST = devVersion('msw-lowest')
 const NEWEST = devVersion('msw')
-const MSW_3 = devVersion('msw3')
+const MSW_3 = MSW3_VERSION
 
 const ownServer = `
 import { createSandbox } from 'call-sandbox'

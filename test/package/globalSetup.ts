@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
+import { installMsw3 } from '../../scripts/msw3.mjs'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,5 +28,7 @@ export default function setup(project: TestProject): () => void {
     'node24',
     execFileSync(process.execPath, ['scripts/node24.mjs'], { cwd: ROOT, encoding: 'utf8' }).trim(),
   )
+  // msw 3 in npm's cache for the consumers on it, as the project's own install puts msw 2 there.
+  installMsw3()
   return () => rmSync(folder, { recursive: true, force: true })
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { MSW3_VERSION } from '../../scripts/msw3.mjs'
 import { consumerProject, devVersion, readmeSnippet, type ConsumerProject } from './consumerProject.js'
 
 /*
@@ -31,7 +32,7 @@ const snippet = readmeSnippet('## In your tests')
 describe.each([
   { msw: devVersion('msw-lowest'), on: `Node ${process.version}`, node: undefined, nodeOptions: '' },
   {
-    msw: devVersion('msw3'),
+    msw: MSW3_VERSION,
     on: 'Node 24, --experimental-vm-modules',
     node: inject('node24'),
     nodeOptions: '--experimental-vm-modules',
