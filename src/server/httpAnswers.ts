@@ -99,7 +99,12 @@ function logScrubber(sandbox: Sandbox, request: IncomingMessage, sent: string): 
  * @example
  * sendReply(response, errorReply(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.')))
  */
-export function sendReply(response: ServerResponse, { status, headers, body }: Reply): void {
+export function sendReply(response: ServerResponse, { status, headers, body, dropped }: Reply): void {
+  // A fault rule's network error: the socket closes with nothing written, as a server that fell over would.
+  if (dropped) {
+    response.destroy()
+    return
+  }
   response.statusCode = status
   headers.forEach((value, name) => {
     if (name === 'set-cookie') response.appendHeader(name, value)
