@@ -201,8 +201,10 @@ function usageOf(
 
 function rateLimited({ limit, resetAt }: RateLimitState, because?: string): ApiError {
   const seconds = secondsUntil(resetAt)
-  const why = because ?? `This key made more than ${limit} requests in its window.`
-  return new ApiError('rate_limited', `${why} Retry in ${seconds} s.`, {
+  const message = because
+    ? `${because} Retry in ${seconds} s.`
+    : `This key made more than ${limit} requests in its window; retry in ${seconds} s.`
+  return new ApiError('rate_limited', message, {
     headers: { 'Retry-After': String(seconds) },
   })
 }
