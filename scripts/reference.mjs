@@ -35,7 +35,8 @@ const WHEN = {
   rate_limited:
     'Over `--rate-limit`, or a fault rule (`POST /_sandbox/faults`, with the rate-limit headers); `Retry-After` says when to retry.',
   internal_error: 'Asked for (`Prefer: code=500`, a fault rule, `--error-rate`), or a failure of the sandbox itself.',
-  service_unavailable: 'Asked for (`Prefer: code=503`, a fault rule, `--error-rate`), or not ready (`/_sandbox/ready`).',
+  service_unavailable:
+    'Asked for (`Prefer: code=503`, a fault rule, `--error-rate`), or not ready (`/_sandbox/ready`).',
   storage_unavailable:
     'The store did not take a write (a full disk, Redis out of reach, a Redis Cluster failing over; nothing was kept), or fewer replicas than `--store-replicas` took one within 1 s (Redis may keep it), or a shared store cannot be read. `Retry-After: 1`.',
   session_exists: 'A session of that name exists already; `details.session` names it.',

@@ -110,7 +110,10 @@ class StorySandbox {
   async answer(request: Request): Promise<Response | undefined> {
     const path = sandboxPath(this.sandbox, new URL(request.url))
     const api = path !== undefined && isApiPath(path)
-    if (this.#faults.length > 0) await (this.#armed ??= this.#arm())
+    if (this.#faults.length > 0) {
+      this.#armed ??= this.#arm()
+      await this.#armed
+    }
     switch (api ? this.#state : undefined) {
       case 'loading':
         await this.#hold(request)
