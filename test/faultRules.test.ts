@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createSandbox } from '../src/index.js'
+import { createSandbox, defaultOrganizations } from '../src/index.js'
 import { MAX_FAULT_RULES } from '../src/schemas/faultRule.js'
 import { dataOf, postJson, using } from './support/control.js'
 import { inProcess, overHttp, type Transport } from './support/transports.js'
@@ -237,4 +237,29 @@ describe('sandbox.faults, in process', () => {
       sandbox.stop()
     }
   })
+})
+
+describe('fault rules and what the sandbox did not issue, and sessions put away', () => {
+  it("shows a key of the user's own organizations by its last 4, and still matches it", () => {
+    const own = 'team_alpha_key_5c1d2e3f'
+    const organizations = defaultOrganizations.map((organization, i) => ({
+      ...organization,
+      keys: [{ key: i === 0 ? own : `team_beta_key_${i}9a8b7c6d`, scopes: organization.keys[0]!.scopes }],
+    }))
+    return using(inProcess, { organizations }, async (api) => {
+      const rule = added(await addRule(api, { path: '/v1/me', key: own, status: 500 }))
+      expect(rule.key).toBe('…2e3f')
+      expect(JSON.stringify(await rulesOf(api))).not.toContain(own)
+      expect((await api.request('/v1/me', { key: own })).status).toBe(500)
+    })
+  })
+
+  it("keeps a session's rules while its world is put away (past maxSessions) and brought back", () =>
+    using(inProcess, { maxSessions: 1 }, async (api) => {
+      await addRule(api, { path: '/v1/me', status: 503, times: 2 }, '/sessions/kept-a')
+      expect((await api.request('/sessions/kept-a/v1/me')).status).toBe(503)
+      expect((await api.request('/sessions/kept-b/v1/me')).status).toBe(200)
+      expect((await api.request('/sessions/kept-a/v1/me')).status).toBe(503)
+      expect((await api.request('/sessions/kept-a/v1/me')).status).toBe(200)
+    }))
 })

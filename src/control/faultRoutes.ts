@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { defineEndpoint, type Endpoint } from '../http/Endpoint.js'
+import { shownCredential } from '../sandbox/credentials.js'
+import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { FaultRule, FaultRuleRequest, MAX_FAULT_RULES, NoPath, NoQuery, RecordEnvelope } from '../schemas/index.js'
 
@@ -8,6 +10,14 @@ const FAULTS_PATH = '/_sandbox/faults'
 const FaultPath = z.object({
   fault_id: z.string().regex(/^flt_\d{1,12}$/, { error: 'fault_id must be a rule id such as flt_1.' }),
 })
+
+/**
+ * A rule as the control plane shows it: its key as the journal shows one (a built-in key whole, a key of the user's
+ * own organizations by its last 4), as a rule's key is listed to whoever reads the control plane.
+ */
+function shownRule(sandbox: Sandbox, rule: FaultRule): FaultRule {
+  return rule.key === undefined ? rule : { ...rule, key: shownCredential(rule.key, sandbox.options.adminToken) }
+}
 
 /** A test's fault rules, under `/_sandbox/faults`: each session's control plane has its own. */
 export const faultRoutes: readonly Endpoint[] = [
@@ -26,7 +36,11 @@ export const faultRoutes: readonly Endpoint[] = [
     response: RecordEnvelope(FaultRule),
     answer: async ({ sandbox, body }) => {
       const { remove: _, ...rule } = await sandbox.faults.add(body)
-      return { status: 201, body: { data: rule }, headers: { Location: `${FAULTS_PATH}/${rule.id}` } }
+      return {
+        status: 201,
+        body: { data: shownRule(sandbox, rule) },
+        headers: { Location: `${FAULTS_PATH}/${rule.id}` },
+      }
     },
   }),
   defineEndpoint({
@@ -39,7 +53,9 @@ export const faultRoutes: readonly Endpoint[] = [
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.array(FaultRule)),
-    answer: async ({ sandbox }) => ({ body: { data: await sandbox.faults.list() } }),
+    answer: async ({ sandbox }) => ({
+      body: { data: (await sandbox.faults.list()).map((rule) => shownRule(sandbox, rule)) },
+    }),
   }),
   defineEndpoint({
     method: 'DELETE',
@@ -72,7 +88,7 @@ export const faultRoutes: readonly Endpoint[] = [
         throw new ApiError('not_found', `No fault rule is ${params.fault_id}. GET ${FAULTS_PATH} lists them.`, {
           param: 'fault_id',
         })
-      return { body: { data: rule } }
+      return { body: { data: shownRule(sandbox, rule) } }
     },
   }),
 ]
