@@ -32,14 +32,18 @@ const WHEN = {
   unsupported_media_type: 'A body not sent as `Content-Type: application/json`.',
   validation_failed:
     'Body fields are wrong; `details` lists the first 20 bad fields, each with a code (`required`, `invalid_type`, `invalid_format`, `invalid_choice`, `too_long`, `unknown_field`), and the message counts the rest.',
-  rate_limited: 'Over `--rate-limit`; `Retry-After` says when to retry.',
-  internal_error: 'Asked for (`Prefer: code=500`, `--error-rate`), or a failure of the sandbox itself.',
-  service_unavailable: 'Asked for (`Prefer: code=503`, `--error-rate`), or not ready (`/_sandbox/ready`).',
+  rate_limited:
+    'Over `--rate-limit`, or a fault rule (`POST /_sandbox/faults`, with the rate-limit headers); `Retry-After` says when to retry.',
+  internal_error: 'Asked for (`Prefer: code=500`, a fault rule, `--error-rate`), or a failure of the sandbox itself.',
+  service_unavailable:
+    'Asked for (`Prefer: code=503`, a fault rule, `--error-rate`), or not ready (`/_sandbox/ready`).',
   storage_unavailable:
     'The store did not take a write (a full disk, Redis out of reach, a Redis Cluster failing over; nothing was kept), or fewer replicas than `--store-replicas` took one within 1 s (Redis may keep it), or a shared store cannot be read. `Retry-After: 1`.',
   session_exists: 'A session of that name exists already; `details.session` names it.',
   session_limit_reached:
     'A new session name when the server keeps as many sessions as `--session-limit` allows; `details.session` names it. `Retry-After`: when the least recently used session expires (`--session-ttl`).',
+  fault_rule_limit_reached:
+    'A new fault rule when the world holds 100 already (`POST /_sandbox/faults`); `details.limit` is that number. Remove one, or all (`DELETE /_sandbox/faults`).',
   upstream_unreachable: 'Proxy mode: the real service could not be reached.',
   upstream_timeout: 'Proxy mode: the real service took longer than `--proxy-timeout`.',
   upstream_not_json: 'Proxy mode: the real service responded with something that is not JSON.',

@@ -32,6 +32,8 @@ export {
 export { Recording, RECORDING_FORMAT } from './proxy/recording.js'
 export { routes } from './http/routes.js'
 export { controlRoutes } from './control/controlRoutes.js'
+export { faultRoutes } from './control/faultRoutes.js'
+export type { AddedFaultRule, FaultRules } from './sandbox/FaultRules.js'
 export { openApiDocument } from './openapi/openApiDocument.js'
 export { scenarios, SCENARIO_NAMES, type Scenario } from './sandbox/scenarios.js'
 export { defaultOrganizations, OrganizationFixture, type ApiKeyFixture } from './seed/fixtures.js'

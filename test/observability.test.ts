@@ -166,6 +166,19 @@ describe('the request log, for a client that goes away', () => {
     await vi.waitFor(() => expect(lines).toHaveLength(1), { timeout: 5_000 })
     expect(lines[0]).toMatch(/^GET \/v1\/me - \(closed\) [\d.]+ ms /)
   })
+
+  it('writes a line with no status and the request id for a connection a fault rule drops', async () => {
+    const lines: string[] = []
+    const server = await start({ quiet: false, log: (line) => lines.push(line) })
+    await server.sandbox.faults.add({ path: '/v1/me', error: 'network' })
+    await expect(
+      fetch(`${server.url}/v1/me`, { headers: { Authorization: 'Bearer sk_sandbox_all' } }),
+    ).rejects.toThrow()
+    await vi.waitFor(() => expect(lines).toHaveLength(1), { timeout: 5_000 })
+    const [entry] = server.sandbox.journal.entries()
+    expect(entry).toMatchObject({ status: 0, fault: 'flt_1' })
+    expect(lines[0]).toBe(`GET /v1/me - (closed) ${lines[0]!.split(' ')[4]} ms ${entry!.request_id}`)
+  })
 })
 
 describe('the request log, for a long path', () => {

@@ -1,6 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { controlRoutes } from '../src/control/controlRoutes.js'
+import { faultRoutes } from '../src/control/faultRoutes.js'
 import { livenessRoutes } from '../src/control/controlPlane.js'
 import { sessionRoutes } from '../src/control/sessionRoutes.js'
 import { FORCEABLE_STATUSES } from '../src/http/prefer.js'
@@ -246,7 +247,7 @@ for (const { setup, adminToken } of SETUPS) {
       const operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
         Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
       )
-      const expected = [...routes, ...livenessRoutes, ...controlRoutes, ...sessionRoutes].map(
+      const expected = [...routes, ...livenessRoutes, ...controlRoutes, ...faultRoutes, ...sessionRoutes].map(
         ({ method, path }) => `${method} ${templateOf(path)}`,
       )
       expect(operations.sort()).toEqual([...expected, 'GET /openapi.json'].sort())
@@ -260,8 +261,11 @@ for (const { setup, adminToken } of SETUPS) {
     })
 
     it('describes every id as type string, format uuid, without a pattern or an allOf', () => {
+      // A record's id; a fault rule's is the sandbox's own (flt_1), as a request id is.
       const ids = propertiesOf(document).filter(
-        ({ name }) => name === 'id' || (name.endsWith('_id') && !name.endsWith('request_id')),
+        ({ name, where }) =>
+          (name === 'id' || (name.endsWith('_id') && !name.endsWith('request_id'))) &&
+          !where.includes('/_sandbox/faults'),
       )
       expect(ids.map(({ name }) => name)).toEqual(
         expect.arrayContaining(['id', 'contact_id', 'call_log_id', 'assistant_id', 'organization_id']),

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { controlRoutes } from '../src/control/controlRoutes.js'
+import { faultRoutes } from '../src/control/faultRoutes.js'
 import { sessionRoutes } from '../src/control/sessionRoutes.js'
 import { routes } from '../src/http/routes.js'
 import { answer, createSandbox } from '../src/index.js'
@@ -231,7 +232,7 @@ describe('a credential in the query', () => {
   })
 
   it("is never a parameter of the sandbox's own, but for the journal's key filter, which is a key", () => {
-    const named = [...routes, ...controlRoutes, ...sessionRoutes].flatMap(({ method, path, query }) =>
+    const named = [...routes, ...controlRoutes, ...faultRoutes, ...sessionRoutes].flatMap(({ method, path, query }) =>
       Object.keys(query.shape)
         .filter(isCredentialName)
         .map((name) => `${method} ${path}?${name}`),

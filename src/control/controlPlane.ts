@@ -8,6 +8,7 @@ import { sameSecret } from '../sandbox/credentials.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { controlRoutes } from './controlRoutes.js'
+import { faultRoutes } from './faultRoutes.js'
 import { sessionRoutes } from './sessionRoutes.js'
 
 /**
@@ -74,7 +75,12 @@ function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
 }
 
 /** Every endpoint under `/_sandbox/` (the sessions' at the bare root only): what its 404 lists, and OpenAPI shows. */
-export const everyControlEndpoint: readonly Endpoint[] = [...livenessRoutes, ...controlRoutes, ...sessionRoutes]
+export const everyControlEndpoint: readonly Endpoint[] = [
+  ...livenessRoutes,
+  ...controlRoutes,
+  ...faultRoutes,
+  ...sessionRoutes,
+]
 
 /**
  * The control plane, under `/_sandbox/`: what a test or a developer does to
@@ -84,7 +90,7 @@ export const everyControlEndpoint: readonly Endpoint[] = [...livenessRoutes, ...
 export const CONTROL: Plane = {
   name: 'control',
   owns: isControlPath,
-  endpoints: controlRoutes,
+  endpoints: [...controlRoutes, ...faultRoutes],
   listed: everyControlEndpoint,
   emptyBody: 'is {}',
   steps: adminSteps,

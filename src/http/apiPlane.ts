@@ -4,29 +4,35 @@ import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import type { FaultRule } from '../schemas/faultRule.js'
 import { bearerToken } from './bearerToken.js'
 import { type ApiEndpoint, type Endpoint, type RequestContext, scopeOf, successStatusOf } from './Endpoint.js'
 import { journalEntry } from './journalEntry.js'
 import { isApiPath } from './paths.js'
 import type { Plane, PlaneSteps } from './pipeline.js'
 import { forcedError, type Preferences, parsePrefer } from './prefer.js'
-import type { Reply } from './respond.js'
+import { ConnectionDropped, type Reply } from './respond.js'
 import { routes } from './routes.js'
 
 /**
  * The API, under `/v1/`. Its steps around the pipeline's, in the contract's
  * order:
  *
- * faults drawn → rate limit token taken → latency → (path, method) → key
- * (401) → rate limit (429) → `Prefer` (400, its delay, then a forced
- * status) → simulated failure → scope (403) → (parameters, body, endpoint)
- * → rate limit headers, `Preference-Applied` → journal and usage report.
+ * faults drawn → rate limit token taken → latency → (path, method) → the
+ * test's fault rules (its status, its delay, or no answer) → key (401) →
+ * rate limit (429) → `Prefer` (400, its delay, then a forced status) →
+ * simulated failure → scope (403) → (parameters, body, endpoint) → rate
+ * limit headers, `Preference-Applied` → journal (naming the rule met) and
+ * usage report.
  *
  * @note Faults come first, before anything about the request is known:
  * every request draws its latency and failure from the seed's stream, a 404
  * or a 401 as much as a good one, so the same requests in the same order
  * meet the same failures after every reset. A rate limit token is taken for
  * the same reason: a request the sandbox refuses still counts against its key.
+ * @note Fault rules come once the endpoint is known, so a rule on a path
+ * that does not exist never hides its 404, and before the key, so a rule can
+ * fail a client that sends none; a rule's `key` is the presented one.
  */
 export const API: Plane = {
   name: 'api',
@@ -46,6 +52,8 @@ class ApiSteps implements PlaneSteps {
   #faults: NextFaults = NO_FAULTS
   #rateLimit: RateLimitState | undefined
   #preferences: Preferences = NO_PREFERENCES
+  /** The fault rule the request met, named in its journal entry. */
+  #rule: FaultRule | undefined
 
   constructor(context: RequestContext) {
     this.#context = context
@@ -60,6 +68,35 @@ class ApiSteps implements PlaneSteps {
     this.#faults = sandbox.nextFaults()
     this.#rateLimit = sandbox.rateLimiter?.take(this.#presented?.key ?? ANONYMOUS)
     await sleep(this.#faults.latencyMs)
+  }
+
+  /** The first fault rule that meets the request (see the note above): its error, its delay, or no answer. */
+  async afterRoute(endpoint: Endpoint): Promise<void> {
+    const { sandbox, request, path } = this.#context
+    const rule = await sandbox.faults.take({ method: request.method, path, key: this.#presented?.key })
+    if (!rule) return
+    this.#rule = rule
+    if (rule.delay_ms !== undefined) return sleep(rule.delay_ms)
+    if (rule.error === 'network') throw new ConnectionDropped(rule.id)
+    const because = `The sandbox answers ${rule.status} because fault rule ${rule.id} asks it to (GET /_sandbox/faults).`
+    if (rule.status !== 429) {
+      throw forcedError(rule.status!, {
+        sandbox,
+        route: endpoint as ApiEndpoint,
+        apiKey: this.#presented,
+        endpoints: routes,
+        because,
+      })
+    }
+    // As the rate limiter's own 429, with its headers: the sandbox's limit when it has one, else the requests the rule
+    // let through; nothing remaining, and a retry a second on.
+    this.#rateLimit = {
+      limit: this.#rateLimit?.limit ?? rule.after,
+      remaining: 0,
+      resetAt: Date.now() + 1_000,
+      exceeded: true,
+    }
+    throw rateLimited(this.#rateLimit, because)
   }
 
   /** The key (401). */
@@ -93,6 +130,7 @@ class ApiSteps implements PlaneSteps {
       reply.headers.set('Preference-Applied', this.#preferences.applied.join(', '))
     // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
     const entry = journalEntry(context.sandbox, { ...context, status: reply.status, key: this.#token, reply })
+    if (this.#rule) entry.fault = this.#rule.id
     const usage =
       this.#presented && usageOf(context, this.#presented, endpoint as ApiEndpoint | undefined, reply.status)
     context.sandbox.recordRequest(entry, usage)
@@ -178,15 +216,14 @@ function usageOf(
   return [{ key: shown, organization_id: organization.organization_id, scopes }, route, parameters, status]
 }
 
-function rateLimited({ limit, resetAt }: RateLimitState): ApiError {
+function rateLimited({ limit, resetAt }: RateLimitState, because?: string): ApiError {
   const seconds = secondsUntil(resetAt)
-  return new ApiError(
-    'rate_limited',
-    `This key made more than ${limit} requests in its window; retry in ${seconds} s.`,
-    {
-      headers: { 'Retry-After': String(seconds) },
-    },
-  )
+  const message = because
+    ? `${because} Retry in ${seconds} s.`
+    : `This key made more than ${limit} requests in its window; retry in ${seconds} s.`
+  return new ApiError('rate_limited', message, {
+    headers: { 'Retry-After': String(seconds) },
+  })
 }
 
 function setRateLimitHeaders(headers: Headers, { limit, remaining, resetAt }: RateLimitState): void {

@@ -37,6 +37,8 @@ export interface Plane {
 export interface PlaneSteps {
   /** Before the endpoint is known (the API: faults, the rate limit token and latency, so that a 404 meets them too). */
   beforeRoute?(): Promise<void>
+  /** Once the endpoint is known, before who calls is (the API: the fault rules a test set, which fail a 401 too). */
+  afterRoute?(endpoint: Endpoint): Promise<void>
   /** Who calls (401): the API key the endpoint needs, the admin token, or nobody in particular. */
   authenticate(endpoint: Endpoint): ApiKey | undefined
   /** What stops a known caller before its scope is looked at (the API: 429, `Prefer`, simulated failures). */
@@ -59,7 +61,7 @@ export function openSteps(): PlaneSteps {
  * contract's order of checks, one step a comment below:
  *
  * world ready and caught up with its store → the plane's steps before routing → path (404) → method
- * (405) → who calls (401) → what stops it first (the API's 429, `Prefer`,
+ * (405) → the plane's steps once routed (the API's fault rules) → who calls (401) → what stops it first (the API's 429, `Prefer`,
  * simulated failures) → its scope (403) → path values and query (400) → body
  * (415/400/413/422) → the endpoint (its record 404, its conflict 409) →
  * envelope → the plane's last steps.
@@ -85,6 +87,7 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     // Route: the path must exist, then offer the method.
     const match = matchRoute(plane.endpoints, request.method, context.path, plane.listed)
     endpoint = match.route
+    await steps.afterRoute?.(endpoint)
 
     // Who calls (401), what stops it before its scope is looked at (429, Prefer, simulated failures), its scope (403).
     const apiKey = steps.authenticate(endpoint)

@@ -1,6 +1,7 @@
 import { MAX_LATENCY_MS } from '../sandbox/latency.js'
 import type { ApiKey, Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { FORCEABLE_STATUSES } from '../schemas/faultRule.js'
 import { echoed } from '../text/echoed.js'
 import { thousands } from '../text/thousands.js'
 import { type ApiEndpoint, type Endpoint, scopeOf, successStatusOf } from './Endpoint.js'
@@ -15,8 +16,7 @@ export interface Preferences {
   applied: string[]
 }
 
-/** The statuses `Prefer: code=` can ask for: those of the contract's error table, and 503. */
-export const FORCEABLE_STATUSES = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503] as const
+export { FORCEABLE_STATUSES }
 
 /**
  * Reads `Prefer: code=<status>` and `Prefer: delay=<ms>`, in one header or
@@ -78,9 +78,19 @@ export function forcedError(
     route,
     apiKey,
     endpoints,
-  }: { sandbox: Sandbox; route: ApiEndpoint; apiKey: ApiKey; endpoints: readonly Endpoint[] },
+    because,
+  }: {
+    sandbox: Sandbox
+    route: ApiEndpoint
+    /** The key presented, when there is one: a fault rule fails a request before its key is checked. */
+    apiKey: ApiKey | undefined
+    endpoints: readonly Endpoint[]
+    /** Why it is answered so, when not asked for by `Prefer` or a simulated failure (a fault rule). */
+    because?: string
+  },
 ): ApiError {
-  const asked = `The sandbox answers ${status} because it was asked to (Prefer: code=${status}, or a simulated failure).`
+  const asked =
+    because ?? `The sandbox answers ${status} because it was asked to (Prefer: code=${status}, or a simulated failure).`
   switch (status) {
     case 400:
       return new ApiError('invalid_parameter', asked)
@@ -88,7 +98,7 @@ export function forcedError(
       return new ApiError('unauthorized', asked)
     case 403:
       return new ApiError('insufficient_scope', asked, {
-        details: { required_scope: scopeOf(route), key_scopes: [...apiKey.scopes] },
+        details: { required_scope: scopeOf(route), key_scopes: [...(apiKey?.scopes ?? [])] },
       })
     case 404:
       return new ApiError('not_found', asked)
@@ -98,7 +108,8 @@ export function forcedError(
       return new ApiError('method_not_allowed', asked, { headers: { Allow: allowed.join(', ') } })
     }
     case 409: {
-      const newest = sandbox.db.page('contacts', apiKey.organization.organization_id, { limit: 1 }).records[0]
+      const organization = (apiKey?.organization ?? sandbox.organization()).organization_id
+      const newest = sandbox.db.page('contacts', organization, { limit: 1 }).records[0]
       return new ApiError('contact_exists', asked, { details: { contact_id: newest?.id ?? null } })
     }
     case 413:

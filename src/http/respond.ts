@@ -24,6 +24,20 @@ export interface Reply {
   status: number
   headers: Headers
   body: Uint8Array | null
+  /** No answer at all: the connection closes (a fault rule's `"error": "network"`); msw's network error in process. */
+  dropped?: true
+}
+
+/** Thrown by a step that wants no answer sent at all: the connection is closed instead (see `Reply.dropped`). */
+export class ConnectionDropped extends Error {
+  constructor(readonly rule: string) {
+    super(`Fault rule ${rule} closes the connection without an answer.`)
+  }
+}
+
+/** The reply of a request that gets no answer: status 0, as the journal and the usage report count it. */
+function droppedReply(requestId: string): Reply {
+  return { status: 0, headers: new Headers({ 'X-Request-Id': requestId }), body: null, dropped: true }
 }
 
 /**
@@ -32,7 +46,9 @@ export interface Reply {
  * @example
  * toResponse(respond(sandbox, requestId, 200, { data: { status: 'ok' } }))
  */
-export function toResponse({ status, headers, body }: Reply): Response {
+export function toResponse({ status, headers, body, dropped }: Reply): Response {
+  // A network error, as msw's HttpResponse.error(): the client's fetch rejects.
+  if (dropped) return Response.error()
   return new Response(body as Uint8Array<ArrayBuffer> | null, { status, headers })
 }
 
@@ -147,6 +163,7 @@ export async function failedReply(
   request: FetchRequest,
   error: unknown,
 ): Promise<Reply> {
+  if (error instanceof ConnectionDropped) return droppedReply(requestId)
   const readToTheEnd = await finishReading(request)
   const headers: Record<string, string> = readToTheEnd ? {} : { Connection: 'close' }
   return errorReply(sandbox, requestId, toApiError(error), headers, requestScrubber(sandbox, request))

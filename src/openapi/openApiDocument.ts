@@ -55,6 +55,8 @@ const DocumentedErrorEnvelope = ErrorEnvelope.extend({
             key_scopes: z.array(Scope),
             /** 409 `session_exists`, 503 `session_limit_reached`: the session of that name. */
             session: z.string(),
+            /** 409 `fault_rule_limit_reached`: the most fault rules a world keeps. */
+            limit: z.int(),
             /**
              * 404 `not_found` and 400 `unknown_parameter`: the endpoint path or the parameter nearest to the one
              * sent, when one is near enough to be what was meant.
@@ -85,13 +87,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The key lacks the scope of the endpoint.',
   404: "No such path, or no record of that id in the key's organization.",
   405: 'The path does not take this method; `Allow` lists those it does.',
-  409: 'A contact with this phone already exists (`contact_exists`; `details.contact_id` names it), or a session of that name (`session_exists`).',
+  409: 'A contact with this phone already exists (`contact_exists`; `details.contact_id` names it), a session of that name (`session_exists`), or a world that holds as many fault rules as it keeps (`fault_rule_limit_reached`).',
   413: 'The body is over 64 KiB.',
   415: 'The body is not sent as JSON.',
   422: `Body fields are wrong; \`details\` lists the first ${MAX_LISTED} bad fields, and the message counts the rest.`,
-  429: 'Over the simulated rate limit; `Retry-After` says when to retry.',
-  500: 'A failure: asked for (`Prefer: code=500`, `--error-rate`), or of the sandbox itself.',
-  503: 'Unavailable: asked for (`Prefer: code=503`), simulated (`--error-rate`), a write the store did not take (`storage_unavailable`), or a new session past the limit (`session_limit_reached`, `--session-limit`).',
+  429: 'Over the simulated rate limit, or a fault rule (`POST /_sandbox/faults`); `Retry-After` says when to retry.',
+  500: 'A failure: asked for (`Prefer: code=500`, a fault rule, `--error-rate`), or of the sandbox itself.',
+  503: 'Unavailable: asked for (`Prefer: code=503`, a fault rule), simulated (`--error-rate`), a write the store did not take (`storage_unavailable`), or a new session past the limit (`session_limit_reached`, `--session-limit`).',
 }
 
 const CONTROL_ERRORS = [400, 401, 404, 405, 413, 415, 422, 500]

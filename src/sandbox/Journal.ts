@@ -129,16 +129,26 @@ export class Journal {
  */
 export function filterEntries(entries: readonly JournalEntry[], filter: JournalFilter): JournalEntry[] {
   const { method, path, status, key, since } = filter
-  const prefix = path?.endsWith('*') ? path.slice(0, -1) : undefined
   const shownKey = key === undefined ? undefined : shownCredential(key)
   return entries.filter(
     (entry) =>
       (method === undefined || entry.method === method.toUpperCase()) &&
-      (path === undefined || (prefix !== undefined ? entry.path.startsWith(prefix) : entry.path === path)) &&
+      (path === undefined || matchesPath(entry.path, path)) &&
       (status === undefined || matchesStatus(entry.status, status)) &&
       (key === undefined || entry.key === key || entry.key === shownKey) &&
       (since === undefined || Date.parse(entry.timestamp) >= since),
   )
+}
+
+/**
+ * Whether a path matches a pattern: the same path, or, for a pattern ending in `*`, a path that starts with what
+ * comes before it (the journal's filter, a fault rule's path).
+ *
+ * @example
+ * matchesPath('/v1/calls/8f0c…', '/v1/calls*') // true
+ */
+export function matchesPath(path: string, pattern: string): boolean {
+  return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : path === pattern
 }
 
 function matchesStatus(status: number, wanted: string): boolean {

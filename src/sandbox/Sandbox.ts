@@ -14,6 +14,7 @@ import {
   type AddAppointmentInput,
   type AddLeadInput,
 } from './Factories.js'
+import { FaultRules, MemoryRuleBook } from './FaultRules.js'
 import { Faults, type NextFaults } from './Faults.js'
 import { Journal, type JournalFilter } from './Journal.js'
 import { JournalBudget } from './JournalBudget.js'
@@ -34,10 +35,9 @@ export type { ApiKey } from './KeyRing.js'
 export type { SandboxChanges } from './WorldLog.js'
 
 /**
- * One world: its seed, clock, records, request journal, usage report and
- * limits, and everything that changes them. It knows nothing of HTTP: the
- * handlers (`createHandlers`) answer requests over it, in Node, the
- * standalone server and the browser alike.
+ * One world: its seed, clock, records, request journal, usage report and limits, and everything that changes them.
+ * It knows nothing of HTTP: the handlers (`createHandlers`) answer requests over it, in Node, the standalone server
+ * and the browser alike.
  *
  * @example
  * const sandbox = new Sandbox({ seed: 1, now: '2026-11-20T12:00:00Z' })
@@ -55,6 +55,8 @@ export class Sandbox {
   readonly journal: Journal
   /** What each key called since the last reset (`GET /_sandbox/usage`). */
   readonly usage: Usage
+  /** The fault rules tests set (`POST /_sandbox/faults`): API requests they make fail, slow or drop. */
+  readonly faults: FaultRules
   readonly #input: SandboxOptions
   #options: ResolvedOptions
   #keys: KeyRing
@@ -69,9 +71,8 @@ export class Sandbox {
   readonly #log: WorldLog
 
   /**
-   * @param world.cursorSecret What cursors are checksummed with, instead of
-   * the seed's: cursors of one world are then `invalid_cursor` in another
-   * seeded the same (a session of its own).
+   * @param world.cursorSecret What cursors are checksummed with, instead of the seed's: cursors of one world are then
+   * `invalid_cursor` in another seeded the same (a session of its own).
    * @param world.journal The journal to keep requests in, and `world.usage` the usage report: a session's, which
    * outlive the world when it is put away; by default new ones.
    */
@@ -88,6 +89,7 @@ export class Sandbox {
     this.usage = world.usage ?? new Usage()
     this.#keys = new KeyRing(organizations)
     this.#faults = new Faults(this.#options)
+    this.faults = new FaultRules(new MemoryRuleBook(), this)
     const db = new Database()
     // Seeded and loaded in slices, the event loop running between them: a big world does not stop other requests.
     this.ready = startingWorld(records, seed, now, organizations).then((world) => db.load(world))
@@ -169,7 +171,7 @@ export class Sandbox {
 
   /**
    * Back to the seeded world and the starting clock, with an empty journal,
-   * usage report and rate limits. Undoes every write since the seed (costs
+   * usage report, rate limits and fault rules. Undoes every write since the seed (costs
    * what was written, not the world's size) and replays no random draws, so
    * ids made after a reset repeat those made after the last.
    *
@@ -188,6 +190,7 @@ export class Sandbox {
       kept: () => ({ reset: seedOfOptions(options ?? this.#options) }),
     })
     await this.#log.clearRequests()
+    await this.faults.reset()
   }
 
   /** The options a reset to `scenario` seeds from; undefined when it stays the same. */
@@ -222,10 +225,9 @@ export class Sandbox {
   }
 
   /**
-   * Ends the live calls whose end the clock has reached (or `at`, epoch ms),
-   * and adds the leads and appointments whose time has come. The handlers
-   * do it before each answer; call it after moving the clock when you read
-   * `db` directly.
+   * Ends the live calls whose end the clock has reached (or `at`, epoch ms), and adds the leads and appointments
+   * whose time has come. The handlers do it before each answer; call it after moving the clock when you read `db`
+   * directly.
    *
    * @example
    * sandbox.clock.advance(10 * 60_000)
@@ -300,6 +302,7 @@ export class Sandbox {
    */
   keepWritesIn(store: StoreLog): void {
     this.#log.keepIn(store)
+    if (store.shared) this.faults.keepIn(store.faultRules)
   }
 
   /**
@@ -387,10 +390,9 @@ export class Sandbox {
   }
 
   /**
-   * Replays `changes()` of an earlier sandbox with the same seed, `now` and
-   * organizations onto this one, before anything else is written to it.
-   * Writes after it go on as they would have in the earlier one; changes
-   * that do not fit leave this sandbox as it was.
+   * Replays `changes()` of an earlier sandbox with the same seed, `now` and organizations onto this one, before
+   * anything else is written to it. Writes after it go on as they would have in the earlier one; changes that do not
+   * fit leave this sandbox as it was.
    *
    * @example
    * await fresh.restore(earlier.changes())

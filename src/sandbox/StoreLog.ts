@@ -1,5 +1,6 @@
 import type { JournalEntry, StoreHealth } from '../schemas/index.js'
 import type { LogEntry, Snapshot } from '../schemas/snapshot.js'
+import type { FaultRuleBook } from './FaultRules.js'
 
 /**
  * Where one world's log goes: its part of a store (the data file, Redis).
@@ -49,6 +50,8 @@ export interface SharedLog {
   holdsLease(ttlMs: number): Promise<boolean>
   /** The world's request journal and usage report, the same from every server. */
   requests: SharedRequests
+  /** The world's fault rules, which every server applies and counts in: `times: 3` fails three requests in all. */
+  faultRules: FaultRuleBook
 }
 
 /** The request journal and the usage report of a world, kept where every server of a fleet reads them. */

@@ -24,6 +24,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   storage_unavailable: 503,
   session_exists: 409,
   session_limit_reached: 503,
+  fault_rule_limit_reached: 409,
   upstream_unreachable: 502,
   upstream_timeout: 504,
   upstream_not_json: 502,

@@ -161,6 +161,8 @@ export const JournalEntry = z.object({
   timestamp: Timestamp,
   /** Proxy mode only: the upstream's answer held to the contract. */
   contract: JournalContract.optional(),
+  /** The fault rule the request met (`POST /_sandbox/faults`), which failed, slowed or dropped it (status 0). */
+  fault: z.string().optional(),
   /** What was sent: its headers (credentials shown as the key is) and its body, kept up to 4 KiB. */
   request: JournalMessage.optional(),
   /** What was answered: its headers and its body, kept up to 4 KiB (a fleet's shared journal: 1 KiB of a success). */

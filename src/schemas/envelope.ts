@@ -41,6 +41,7 @@ export const ErrorCode = z.enum([
   'storage_unavailable',
   'session_exists',
   'session_limit_reached',
+  'fault_rule_limit_reached',
   'upstream_unreachable',
   'upstream_timeout',
   'upstream_not_json',

@@ -99,7 +99,14 @@ function logScrubber(sandbox: Sandbox, request: IncomingMessage, sent: string): 
  * @example
  * sendReply(response, errorReply(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.')))
  */
-export function sendReply(response: ServerResponse, { status, headers, body }: Reply): void {
+export function sendReply(response: ServerResponse, { status, headers, body, dropped }: Reply): void {
+  // A fault rule's network error: the socket closes with nothing written, as a server that fell over would. The
+  // request id is set, never sent, for the log line, which then names the journal's entry.
+  if (dropped) {
+    response.setHeader('X-Request-Id', headers.get('x-request-id') ?? '-')
+    response.destroy()
+    return
+  }
   response.statusCode = status
   headers.forEach((value, name) => {
     if (name === 'set-cookie') response.appendHeader(name, value)

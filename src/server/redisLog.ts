@@ -3,6 +3,7 @@ import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/StoreLog.js
 import { LogEntry, Snapshot } from '../schemas/snapshot.js'
 import { COMPACTION_SLACK_BYTES } from '../sessions/Store.js'
 import { APPEND, COMPACT, evalOf, keyOf, LEASE, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'
+import { sharedFaultRules } from './redisFaultRules.js'
 import { type RequestsContext, sharedRequests } from './redisRequests.js'
 
 /** How long the server that took the lease to compact a log has to do it, before another may. */
@@ -130,6 +131,7 @@ export function redisLog(context: LogContext, session: string): SharedLog {
       return (await send(live, evalOf(LEASE, [live], args))) === 1
     },
     requests: sharedRequests(context, session),
+    faultRules: sharedFaultRules(context, session),
   }
 }
 

@@ -21,8 +21,9 @@
  * expired and written again) and must be read whole.
  *
  * Besides: `:session` (how a named session was made), `:journal`, `:usage`,
- * `:live` (live mode's lease) and `:compacting` (the lease of the server
- * that compacts the log).
+ * `:live` (live mode's lease), `:compacting` (the lease of the server
+ * that compacts the log) and `:faults` (the fault rules, see
+ * `redisFaultRules.ts`).
  */
 
 export const PREFIX = 'call-sandbox:'
@@ -36,7 +37,7 @@ export const TAG_LENGTH = 8
 /** The keys of a session's world that an idle session's TTL applies to, in the order the scripts take them. */
 const EXPIRING = ['head', 'log', 'snapshot', 'session', 'journal', 'usage'] as const
 /** A session's keys: those that expire, the lease of the compaction (the scripts take it last), live mode's lease. */
-const SESSION_KEYS = [...EXPIRING, 'compacting', 'live'] as const
+const SESSION_KEYS = [...EXPIRING, 'compacting', 'live', 'faults'] as const
 
 /** A key of a session's, hash-tagged by its name. */
 export function keyOf(session: string, what: (typeof SESSION_KEYS)[number]): string {

@@ -1,3 +1,4 @@
+import { MemoryRuleBook } from '../sandbox/FaultRules.js'
 import type { Journal } from '../sandbox/Journal.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { Snapshot } from '../sandbox/snapshot.js'
@@ -30,6 +31,8 @@ export interface Session {
   /** Its request journal and usage report: its own, not its world's, so they stay while the world is put away. */
   journal: Journal
   usage: Usage
+  /** Its fault rules in this process (a store a fleet shares keeps its own): they stay while the world is put away. */
+  faultRules: MemoryRuleBook
 }
 
 export function newSession(
@@ -50,6 +53,7 @@ export function newSession(
     inStore: false,
     journal,
     usage: new Usage(),
+    faultRules: new MemoryRuleBook(),
   }
 }
 
@@ -62,7 +66,8 @@ export function holdsNothing(session: Session): boolean {
     !session.inStore &&
     session.entries.length === 0 &&
     session.journal.size === 0 &&
-    session.usage.empty
+    session.usage.empty &&
+    session.faultRules.size === 0
   )
 }
 

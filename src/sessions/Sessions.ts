@@ -341,6 +341,7 @@ export class Sessions {
       journal,
       usage,
     })
+    world.faults.keepIn(session.faultRules)
     if (session.saved) await restoreSnapshot(world, session.saved)
     await world.replay(session.entries)
     const store = this.#store.world(session.name, () => this.#sessions.get(session.name))

@@ -4,7 +4,7 @@ import { sandboxPath } from '../handlers/dispatch.js'
 import { isApiPath } from '../http/paths.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import type { Scope } from '../schemas/index.js'
+import type { FaultRuleInput, Scope } from '../schemas/index.js'
 import { storySandbox } from './storySandbox.js'
 
 /** A state of the UI a story can show without writing a handler. */
@@ -15,6 +15,11 @@ export interface StoryOptions extends SandboxOptions {
   state?: StoryState
   /** With `state: 'forbidden'`: the scope the key lacks (its real 403 where needed); default every scope. */
   missingScope?: Scope
+  /**
+   * Fault rules the story's world has from its first request, as `POST /_sandbox/faults` takes them: the third page
+   * failing, a slow answer, a dropped connection. Set again for every showing of the story.
+   */
+  faults?: FaultRuleInput[]
 }
 
 /** A key no sandbox has: the API's own 401 for a revoked or mistyped key. */
@@ -81,9 +86,14 @@ class StorySandbox {
   /** Made at the first request: a story never shown seeds nothing. */
   #sandbox: Sandbox | undefined
   readonly #held = new Set<() => void>()
+  readonly #faults: FaultRuleInput[]
+  /** The story's fault rules set in its world: once a showing, after the reset of the last one. */
+  #armed: Promise<unknown> | undefined
+  #ended: Promise<void> | undefined
 
-  constructor({ state, missingScope, ...options }: StoryOptions) {
+  constructor({ state, missingScope, faults = [], ...options }: StoryOptions) {
     this.#options = options
+    this.#faults = faults
     this.#state = state
     this.#missingScope = state === 'forbidden' ? (missingScope ?? 'every') : undefined
   }
@@ -100,6 +110,10 @@ class StorySandbox {
   async answer(request: Request): Promise<Response | undefined> {
     const path = sandboxPath(this.sandbox, new URL(request.url))
     const api = path !== undefined && isApiPath(path)
+    if (this.#faults.length > 0) {
+      this.#armed ??= this.#arm()
+      await this.#armed
+    }
     switch (api ? this.#state : undefined) {
       case 'loading':
         await this.#hold(request)
@@ -120,7 +134,13 @@ class StorySandbox {
   end(): void {
     for (const release of this.#held) release()
     this.#held.clear()
-    void this.#sandbox?.reset()
+    this.#ended = this.#sandbox?.reset()
+    this.#armed = undefined
+  }
+
+  async #arm(): Promise<void> {
+    await this.#ended
+    for (const rule of this.#faults) await this.sandbox.faults.add(rule)
   }
 
   /** Waits until the handlers are reset or the request is aborted: an infinite delay that ends with its story. */

@@ -120,4 +120,22 @@ describe('sandboxParameters', () => {
     showStory(sandboxParameters())
     expect((await get(`/v1/contacts/${created.body.data.id}`)).status).toBe(404)
   })
+
+  it('sets the story’s fault rules in its world, again at every showing', async () => {
+    const parameters = sandboxParameters({
+      scenario: 'empty',
+      faults: [
+        { path: '/v1/calls', status: 503, times: 2 },
+        { path: '/v1/me', error: 'network' },
+      ],
+    })
+    for (let showing = 0; showing < 2; showing++) {
+      showStory(parameters)
+      expect((await get('/v1/calls')).status).toBe(503)
+      expect((await get('/v1/calls')).status).toBe(503)
+      expect((await get('/v1/calls')).status).toBe(200)
+      await expect(get('/v1/me')).rejects.toThrow(TypeError)
+      expect((await get('/v1/me')).status).toBe(200)
+    }
+  })
 })
