@@ -22,6 +22,7 @@ import { LiveMode } from './LiveMode.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions, seedOfOptions } from './options.js'
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
+import { Settings } from './Settings.js'
 import { Listeners } from './Listeners.js'
 import { startingWorld } from './startingWorld.js'
 import { type Endpoint as UsageEndpoint, Usage } from './Usage.js'
@@ -34,10 +35,9 @@ export type { ApiKey } from './KeyRing.js'
 export type { SandboxChanges } from './WorldLog.js'
 
 /**
- * One world: its seed, clock, records, request journal, usage report and
- * limits, and everything that changes them. It knows nothing of HTTP: the
- * handlers (`createHandlers`) answer requests over it, in Node, the
- * standalone server and the browser alike.
+ * One world: its seed, clock, records, request journal, usage report and settings, and everything that changes them.
+ * It knows nothing of HTTP: the handlers (`createHandlers`) answer requests over it, in Node, the standalone server
+ * and the browser alike.
  *
  * @example
  * const sandbox = new Sandbox({ seed: 1, now: '2026-11-20T12:00:00Z' })
@@ -55,6 +55,8 @@ export class Sandbox {
   readonly journal: Journal
   /** What each key called since the last reset (`GET /_sandbox/usage`). */
   readonly usage: Usage
+  /** Its latency, error rate and rate limit, changed at run time from the next request on (`/_sandbox/settings`). */
+  readonly settings: Settings
   readonly #input: SandboxOptions
   #options: ResolvedOptions
   #keys: KeyRing
@@ -69,13 +71,15 @@ export class Sandbox {
   readonly #log: WorldLog
 
   /**
-   * @param world.cursorSecret What cursors are checksummed with, instead of
-   * the seed's: cursors of one world are then `invalid_cursor` in another
-   * seeded the same (a session of its own).
+   * @param world.cursorSecret What cursors are checksummed with, instead of the seed's: cursors of one world are then
+   * `invalid_cursor` in another seeded the same (a session of its own).
    * @param world.journal The journal to keep requests in, and `world.usage` the usage report: a session's, which
-   * outlive the world when it is put away; by default new ones.
+   * outlive the world when it is put away; by default new ones. `world.settings` likewise: the session's settings.
    */
-  constructor(options: SandboxOptions = {}, world: { cursorSecret?: string; journal?: Journal; usage?: Usage } = {}) {
+  constructor(
+    options: SandboxOptions = {},
+    world: { cursorSecret?: string; journal?: Journal; usage?: Usage; settings?: Settings } = {},
+  ) {
     this.#input = options
     this.#options = resolveOptions(options)
     const { seed, now, fixedClock, organizations, journalSize, journalBytes, records } = this.#options
@@ -87,7 +91,9 @@ export class Sandbox {
     this.journal = world.journal ?? new Journal(journalSize, new JournalBudget(journalBytes))
     this.usage = world.usage ?? new Usage()
     this.#keys = new KeyRing(organizations)
-    this.#faults = new Faults(this.#options)
+    this.settings = world.settings ?? new Settings()
+    this.settings.startFrom(this.#options)
+    this.#faults = new Faults(seed, this.settings)
     const db = new Database()
     // Seeded and loaded in slices, the event loop running between them: a big world does not stop other requests.
     this.ready = startingWorld(records, seed, now, organizations).then((world) => db.load(world))
@@ -137,9 +143,8 @@ export class Sandbox {
   }
 
   /**
-   * The faults of the next API request, drawn from the seed: its latency
-   * and, at the `errorRate`, a 500 or 503. The same requests in the same
-   * order meet the same faults after every reset.
+   * The faults of the next API request, drawn from the seed under the settings in effect: its latency and, at the
+   * error rate, a 500 or 503. The same requests in the same order meet the same faults after every reset.
    *
    * @example
    * const { latencyMs, failure } = sandbox.nextFaults() // { latencyMs: 0 } without latency or errorRate
@@ -168,13 +173,12 @@ export class Sandbox {
   }
 
   /**
-   * Back to the seeded world and the starting clock, with an empty journal,
-   * usage report and rate limits. Undoes every write since the seed (costs
-   * what was written, not the world's size) and replays no random draws, so
-   * ids made after a reset repeat those made after the last.
+   * Back to the seeded world and starting clock, with empty journal, usage report and rate limits, the fault stream
+   * from its start; settings changed at run time stay (`settings.restore()` undoes them). Undoes every write since the
+   * seed (costs what was written, not the world's size), replaying no draws: ids made after it repeat the last's.
    *
-   * With a `scenario` other than the current one, the world is seeded anew
-   * from that scenario (the options given at creation still win over it).
+   * With a `scenario` other than the current one, the world is seeded anew from that scenario (the options given at
+   * creation, and the settings changed since, still win over it).
    *
    * @example
    * beforeEach(() => sandbox.reset())
@@ -210,6 +214,7 @@ export class Sandbox {
       replace(seeded)
       this.#options = options
       this.#keys = new KeyRing(organizations)
+      this.settings.startFrom(options)
     } else {
       await db.rollback()
     }
@@ -217,15 +222,13 @@ export class Sandbox {
     this.clock.reset()
     this.journal.clear()
     this.usage.clear()
-    this.#faults = new Faults(this.#options)
+    this.#faults = new Faults(this.#options.seed, this.settings)
     this.#live.restart()
   }
 
   /**
-   * Ends the live calls whose end the clock has reached (or `at`, epoch ms),
-   * and adds the leads and appointments whose time has come. The handlers
-   * do it before each answer; call it after moving the clock when you read
-   * `db` directly.
+   * Ends the live calls whose end the clock has reached (or `at`, epoch ms), and adds the leads and appointments whose
+   * time has come. The handlers do it before each answer; call it after moving the clock when you read `db` directly.
    *
    * @example
    * sandbox.clock.advance(10 * 60_000)
@@ -237,8 +240,8 @@ export class Sandbox {
   }
 
   /**
-   * One arrival of live mode: a caller rings and the call is in progress (or
-   * being forwarded). A fixed clock moves on by the live interval first.
+   * One arrival of live mode: a caller rings and the call is in progress (or being forwarded). A fixed clock moves on
+   * by the live interval first.
    *
    * @example
    * const { call } = await sandbox.liveTick()
@@ -285,6 +288,7 @@ export class Sandbox {
       records: byKind((kind) => db.count(kind)),
       journal: { entries: this.journal.size, capacity: this.journal.capacity },
       live: { interval_ms: live ?? null },
+      settings: this.settings.state(),
       store,
     }
   }
@@ -366,8 +370,8 @@ export class Sandbox {
   }
 
   /**
-   * Calls `listener` after every write, every reset and every move of the
-   * clock (the standalone server saves its data file there). Returns a function that removes it.
+   * Calls `listener` after every write, every reset and every move of the clock (the standalone server saves its data
+   * file there). Returns a function that removes it.
    *
    * @example
    * const stop = sandbox.onChange(() => console.log(sandbox.changes().inserted.length))
@@ -387,10 +391,9 @@ export class Sandbox {
   }
 
   /**
-   * Replays `changes()` of an earlier sandbox with the same seed, `now` and
-   * organizations onto this one, before anything else is written to it.
-   * Writes after it go on as they would have in the earlier one; changes
-   * that do not fit leave this sandbox as it was.
+   * Replays `changes()` of an earlier sandbox with the same seed, `now` and organizations onto this one, before
+   * anything else is written to it. Writes after it go on as they would have in the earlier one; changes that do not
+   * fit leave this sandbox as it was.
    *
    * @example
    * await fresh.restore(earlier.changes())
@@ -400,8 +403,8 @@ export class Sandbox {
   }
 
   /**
-   * Creates a contact as `POST /v1/contacts` does: the same checks and
-   * errors (`ApiError` 422 `validation_failed`, 409 `contact_exists`).
+   * Creates a contact as `POST /v1/contacts` does: the same checks and errors (`ApiError` 422 `validation_failed`, 409
+   * `contact_exists`).
    *
    * @example
    * await sandbox.addContact({ phone: '+14155550123', name: 'Dana Whitfield' })
@@ -411,8 +414,8 @@ export class Sandbox {
   }
 
   /**
-   * An inbound call, told like the seeded ones: the caller's contact is made
-   * or updated, and a lead or an appointment follows when the reason brings one.
+   * An inbound call, told like the seeded ones: the caller's contact is made or updated, and a lead or an appointment
+   * follows when the reason brings one.
    *
    * @example
    * const { call, lead } = await sandbox.addCall({ reason: 'implant_quote' })
@@ -422,8 +425,7 @@ export class Sandbox {
   }
 
   /**
-   * A completed call the assistant handled, whose reason brings a lead, and
-   * that lead with `lead` overrides applied.
+   * A completed call the assistant handled, whose reason brings a lead, and that lead with `lead` overrides applied.
    *
    * @example
    * const { lead } = await sandbox.addLead({ lead: { status: 'qualified', urgency: 'high' } })
@@ -433,8 +435,8 @@ export class Sandbox {
   }
 
   /**
-   * A completed call the assistant handled, whose reason books an
-   * appointment, and that appointment with `appointment` overrides applied.
+   * A completed call the assistant handled, whose reason books an appointment, and that appointment with
+   * `appointment` overrides applied.
    *
    * @example
    * const { appointment } = await sandbox.addAppointment({ appointment: { status: 'cancelled' } })

@@ -1,5 +1,6 @@
 import type { Journal } from '../sandbox/Journal.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { Settings } from '../sandbox/Settings.js'
 import type { Snapshot } from '../sandbox/snapshot.js'
 import { Usage } from '../sandbox/Usage.js'
 import type { LogEntry } from '../schemas/snapshot.js'
@@ -30,6 +31,8 @@ export interface Session {
   /** Its request journal and usage report: its own, not its world's, so they stay while the world is put away. */
   journal: Journal
   usage: Usage
+  /** Its latency, error rate and rate limit: kept apart from its world, as its journal is, with the changes made to them. */
+  settings: Settings
 }
 
 export function newSession(
@@ -50,6 +53,7 @@ export function newSession(
     inStore: false,
     journal,
     usage: new Usage(),
+    settings: new Settings(),
   }
 }
 
@@ -60,6 +64,7 @@ export function holdsNothing(session: Session): boolean {
     !session.saved &&
     !session.options &&
     !session.inStore &&
+    !session.settings.changed &&
     session.entries.length === 0 &&
     session.journal.size === 0 &&
     session.usage.empty

@@ -8,6 +8,8 @@ import { SessionStore } from './SessionStore.js'
 import type { Store, StoredSession } from './Store.js'
 import { DEFAULT_SESSION, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
 import { expiresAt, parseSessionTtl } from './expiry.js'
+import { rateLimitOf } from '../schemas/settings.js'
+import type { Settings } from '../sandbox/Settings.js'
 import { checkedName, holdsNothing, newSession, newSessionName, type Session } from './Session.js'
 
 export { DEFAULT_SESSION }
@@ -80,7 +82,12 @@ export class Sessions {
     this.maxSessions = maxSessions
     this.sessionLimit = sessionLimit
     this.sessionTtl = parseSessionTtl(sessionTtl)
-    this.#default = { ...newSession(DEFAULT_SESSION, undefined, base.journal), world: base, usage: base.usage }
+    this.#default = {
+      ...newSession(DEFAULT_SESSION, undefined, base.journal),
+      world: base,
+      usage: base.usage,
+      settings: base.settings,
+    }
   }
 
   /**
@@ -133,7 +140,7 @@ export class Sessions {
     if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
     const session = this.#admit(chosen, options)
     // Options its world could not be seeded from are refused now, not at its first request.
-    resolveOptions(this.#optionsOf(session))
+    session.settings.startFrom(resolveOptions(this.#optionsOf(session)))
     this.#sessions.set(chosen, session)
     try {
       await this.#store.putInStore(session)
@@ -335,11 +342,12 @@ export class Sessions {
     await this.#store.madeElsewhere(session)
     const options = this.#optionsOf(session)
     const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
-    const { journal, usage } = session
+    const { journal, usage, settings } = session
     const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, {
       cursorSecret,
       journal,
       usage,
+      settings,
     })
     if (session.saved) await restoreSnapshot(world, session.saved)
     await world.replay(session.entries)
@@ -374,7 +382,21 @@ export class Sessions {
       clock: base.fixedClock ? 'fixed' : 'running',
     }
     if (!own) return inherited
-    return { ...inherited, ...own, clock: own.now !== undefined ? 'fixed' : inherited.clock }
+    const { latency, error_rate, rate_limit, ...world } = own
+    return {
+      ...inherited,
+      ...world,
+      ...(latency !== undefined && { latency }),
+      ...(error_rate !== undefined && { errorRate: error_rate }),
+      ...(rate_limit !== undefined && { rateLimit: rate_limit === null ? null : rateLimitOf(rate_limit) }),
+      clock: own.now !== undefined ? 'fixed' : inherited.clock,
+    }
+  }
+
+  /** A session's settings, once the options its world starts from are known (worked out once, before its world is). */
+  #settingsOf(session: Session): Settings {
+    if (!session.settings.started) session.settings.startFrom(resolveOptions(this.#optionsOf(session)))
+    return session.settings
   }
 
   /** While more worlds are in memory than the cap, puts away the least recently used idle one. */
@@ -409,6 +431,7 @@ export class Sessions {
       requests: session.requests,
       in_memory: world !== undefined,
       expires_at: expiry === undefined ? null : new Date(expiry).toISOString(),
+      settings: this.#settingsOf(session).state(),
     }
   }
 }
