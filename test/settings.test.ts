@@ -1,6 +1,9 @@
+import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startServer } from '../src/server/startServer.js'
 import { dataOf, postJson, timed, using } from './support/control.js'
-import { inProcess, overHttp, transports, type Answer, type Transport } from './support/transports.js'
+import { tempFolder } from './support/tempFolder.js'
+import { inProcess, NOW, overHttp, transports, type Answer, type Transport } from './support/transports.js'
 
 /*
  * Run-time settings (issue 31, item 2): the latency, error rate and rate
@@ -247,5 +250,27 @@ describe('settings in process', () => {
       })
       expect(info.settings).toMatchObject({ latency: { min: 5, max: 10 }, rate_limit: { limit: 3, window_ms: 1_000 } })
     })
+  })
+})
+
+describe('settings in a data file (--data)', () => {
+  it('keeps a session’s creation settings over a restart, not the changes made at run time', async () => {
+    const data = join(tempFolder('settings'), 'sandbox.log')
+    const first = await startServer({ port: 0, quiet: true, now: NOW, data })
+    const post = (url: string, body: unknown) =>
+      fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+    try {
+      expect((await post(`${first.url}/_sandbox/sessions`, { name: 'slow', latency: '5-10' })).status).toBe(201)
+      expect((await post(`${first.url}/sessions/slow/_sandbox/settings`, { error_rate: 0.5 })).status).toBe(200)
+    } finally {
+      await first.close()
+    }
+    const second = await startServer({ port: 0, quiet: true, now: NOW, data })
+    try {
+      const shown = await (await fetch(`${second.url}/sessions/slow/_sandbox/settings`)).json()
+      expect(shown.data).toEqual({ latency: { min: 5, max: 10 }, error_rate: 0, rate_limit: null, changed: [] })
+    } finally {
+      await second.close()
+    }
   })
 })
