@@ -128,7 +128,7 @@ export const controlRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'Reset to the seeded world',
     description:
-      'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report, the rate limits and, in proxy mode, the drift report. `{"scenario": "empty"}` seeds that scenario instead.',
+      'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report, the rate limits and, in proxy mode, the drift report. `{"scenario": "empty"}` seeds that scenario instead. The settings changed at run time stay (`DELETE /_sandbox/settings` restores them), and the simulated failures start again from the seed.',
     pathParams: NoPath,
     query: NoQuery,
     body: ResetRequest,
