@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startServer } from '../src/server/startServer.js'
 import { dataOf, postJson, timed, using } from './support/control.js'
 import { tempFolder } from './support/tempFolder.js'
-import { inProcess, NOW, overHttp, transports, type Answer, type Transport } from './support/transports.js'
+import { inProcess, NOW, transports, type Answer, type Transport } from './support/transports.js'
 
 /*
  * Run-time settings (issue 31, item 2): the latency, error rate and rate
@@ -242,8 +242,21 @@ describe('settings in process', () => {
     })
   })
 
+  it('a reset to another scenario starts from its settings; those changed at run time still win', async () => {
+    await using(inProcess, {}, async (api) => {
+      api.sandbox.settings.update({ errorRate: 0 })
+      await api.sandbox.reset({ scenario: 'degraded' })
+      expect(api.sandbox.settings.current).toEqual({
+        latency: { min: 200, max: 1_500 },
+        errorRate: 0,
+        rateLimit: undefined,
+      })
+      expect(api.sandbox.settings.restore().errorRate).toBe(0.1)
+    })
+  })
+
   it('a session created in process takes the same fields as over HTTP', async () => {
-    await using(overHttp, {}, async (api) => {
+    await using(inProcess, {}, async (api) => {
       const info = await api.sandbox.sessions.create('typed', {
         latency: '5-10',
         rate_limit: { limit: 3, window_ms: 1_000 },
