@@ -267,7 +267,7 @@ describe('settings in process', () => {
 })
 
 describe('settings in a data file (--data)', () => {
-  it('keeps a session’s creation settings over a restart, not the changes made at run time', async () => {
+  it('keeps a session’s creation settings and scenario over a restart, not the changes made at run time', async () => {
     const data = join(tempFolder('settings'), 'sandbox.log')
     const first = await startServer({ port: 0, quiet: true, now: NOW, data })
     const post = (url: string, body: unknown) =>
@@ -275,11 +275,21 @@ describe('settings in a data file (--data)', () => {
     try {
       expect((await post(`${first.url}/_sandbox/sessions`, { name: 'slow', latency: '5-10' })).status).toBe(201)
       expect((await post(`${first.url}/sessions/slow/_sandbox/settings`, { error_rate: 0.5 })).status).toBe(200)
+      expect((await post(`${first.url}/_sandbox/sessions`, { name: 'swapped' })).status).toBe(201)
+      expect((await post(`${first.url}/sessions/swapped/_sandbox/reset`, { scenario: 'degraded' })).status).toBe(200)
     } finally {
       await first.close()
     }
     const second = await startServer({ port: 0, quiet: true, now: NOW, data })
     try {
+      // Listed before its world is brought back: the settings of the scenario its last reset seeded.
+      const listed = await (await fetch(`${second.url}/_sandbox/sessions`)).json()
+      expect(listed.data.find(({ name }: { name: string }) => name === 'swapped').settings).toEqual({
+        latency: { min: 200, max: 1_500 },
+        error_rate: 0.1,
+        rate_limit: null,
+        changed: [],
+      })
       const shown = await (await fetch(`${second.url}/sessions/slow/_sandbox/settings`)).json()
       expect(shown.data).toEqual({ latency: { min: 5, max: 10 }, error_rate: 0, rate_limit: null, changed: [] })
     } finally {

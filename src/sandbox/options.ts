@@ -135,10 +135,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const clock = options.clock ?? (options.now === undefined ? 'running' : 'fixed')
   if (clock !== 'fixed' && clock !== 'running')
     throw new TypeError(`clock must be "fixed" or "running"; got ${String(clock)}.`)
-  const latency = options.latency === null ? undefined : (options.latency ?? scenario.latency)
-  const errorRate = options.errorRate === null ? 0 : (options.errorRate ?? scenario.error_rate ?? 0)
-  if (readErrorRate(errorRate) === undefined)
-    throw new TypeError(`errorRate must be ${ERROR_RATE_RULE}; got ${String(errorRate)}.`)
+  const faults = faultOptionsOf(options)
   const { adminToken } = options
   if (adminToken !== undefined && (typeof adminToken !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(adminToken))) {
     throw new TypeError('adminToken must be 8 to 200 visible ASCII characters, without spaces.')
@@ -152,15 +149,33 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     organizations,
     baseUrl: normalizeBaseUrl(options.baseUrl),
     scenario: (options.scenario ?? 'default') as ScenarioName,
-    latency: latency === undefined ? undefined : parseLatency(latency),
-    errorRate,
-    rateLimit:
-      options.rateLimit === undefined || options.rateLimit === null ? undefined : parseRateLimit(options.rateLimit),
+    ...faults,
     journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     journalBytes: options.journalBytes === undefined ? DEFAULT_JOURNAL_BYTES : parseJournalBytes(options.journalBytes),
     adminToken,
     live: parseInterval(options.live),
     records: options.records === undefined ? undefined : checkedRecords(options.records, organizations),
+  }
+}
+
+/**
+ * The latency, error rate and rate limit that options give, their scenario's where they give none (`null`: none,
+ * whatever the scenario says): what a world's settings start from. Throws an error naming a wrong one.
+ *
+ * @example
+ * faultOptionsOf({ scenario: 'degraded', errorRate: null }) // { latency: { min: 200, max: 1500 }, errorRate: 0, … }
+ */
+export function faultOptionsOf(options: SandboxOptions): Pick<ResolvedOptions, 'latency' | 'errorRate' | 'rateLimit'> {
+  const scenario = scenarioNamed(options.scenario ?? 'default')
+  const latency = options.latency === null ? undefined : (options.latency ?? scenario.latency)
+  const errorRate = options.errorRate === null ? 0 : (options.errorRate ?? scenario.error_rate ?? 0)
+  if (readErrorRate(errorRate) === undefined)
+    throw new TypeError(`errorRate must be ${ERROR_RATE_RULE}; got ${String(errorRate)}.`)
+  const { rateLimit } = options
+  return {
+    latency: latency === undefined ? undefined : parseLatency(latency),
+    errorRate,
+    rateLimit: rateLimit === undefined || rateLimit === null ? undefined : parseRateLimit(rateLimit),
   }
 }
 

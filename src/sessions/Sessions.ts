@@ -1,5 +1,5 @@
 import { Journal } from '../sandbox/Journal.js'
-import { resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
+import { faultOptionsOf, resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { SessionExistsError, SessionLimitError } from './sessionErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
@@ -393,9 +393,17 @@ export class Sessions {
     }
   }
 
-  /** A session's settings, once the options its world starts from are known (worked out once, before its world is). */
+  /**
+   * A session's settings, their start worked out from its options (and the scenario its last reset seeded) before its
+   * world is made: only its settings' options, not the world's, which a list of thousands put away would wait for.
+   */
   #settingsOf(session: Session): Settings {
-    if (!session.settings.started) session.settings.startFrom(resolveOptions(this.#optionsOf(session)))
+    if (!session.settings.started) {
+      const options = this.#optionsOf(session)
+      const reset = session.entries.findLast((entry) => 'reset' in entry)
+      const seeded = reset && 'reset' in reset ? reset.reset : session.saved
+      session.settings.startFrom(faultOptionsOf(seeded ? seedOptionsOf(options, seeded) : options))
+    }
     return session.settings
   }
 

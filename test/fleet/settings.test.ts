@@ -34,4 +34,15 @@ describe('settings of a session over one Redis node', () => {
       window_ms: 60_000,
     })
   })
+
+  it('a server started later applies the settings of the scenario a session’s last reset seeded', async () => {
+    const a = await serve()
+    expect((await control(a.url, '/_sandbox/sessions', { name: 'swapped' })).status).toBe(201)
+    expect((await control(a.url, '/sessions/swapped/_sandbox/reset', { scenario: 'degraded' })).status).toBe(200)
+    const later = await serve()
+    const degraded = { latency: { min: 200, max: 1_500 }, error_rate: 0.1 }
+    expect((await get(later.url, '/sessions/swapped/_sandbox/settings')).body.data).toMatchObject(degraded)
+    const listed = (await get(later.url, '/_sandbox/sessions')).body.data
+    expect(listed.find(({ name }: { name: string }) => name === 'swapped').settings).toMatchObject(degraded)
+  })
 })
