@@ -34,7 +34,7 @@ import { routes } from '../http/routes.js'
 import { defineEndpoint, type Endpoint } from '../http/Endpoint.js'
 import { noDrift } from '../proxy/Drift.js'
 import { READINESS_PATH } from '../http/paths.js'
-import { rateLimitOf } from '../schemas/settings.js'
+import { settingsChangeOf } from '../sandbox/Settings.js'
 
 /**
  * A simulated call's organization and reason must exist: what the schema
@@ -263,9 +263,7 @@ export const controlRoutes: readonly Endpoint[] = [
     body: SettingsRequest,
     response: RecordEnvelope(SettingsState),
     answer: ({ sandbox, body }) => {
-      const { latency, error_rate: errorRate, rate_limit } = body
-      const rateLimit = rate_limit === undefined || rate_limit === null ? rate_limit : rateLimitOf(rate_limit)
-      sandbox.settings.update({ latency, errorRate, rateLimit })
+      sandbox.settings.update(settingsChangeOf(body))
       return { body: { data: sandbox.settings.state() } }
     },
   }),

@@ -1,4 +1,10 @@
-import { ERROR_RATE_RULE, readErrorRate, type SettingsState } from '../schemas/settings.js'
+import {
+  ERROR_RATE_RULE,
+  rateLimitOf,
+  readErrorRate,
+  type SettingsRequest,
+  type SettingsState,
+} from '../schemas/settings.js'
 import { parseLatency, type Latency } from './latency.js'
 import type { ResolvedOptions } from './options.js'
 import { parseRateLimit, type RateLimit } from './RateLimiter.js'
@@ -16,6 +22,18 @@ export interface SettingsChange {
   latency?: number | string | Latency | null
   errorRate?: number | null
   rateLimit?: string | RateLimit | null
+}
+
+/**
+ * Settings as the control plane's bodies give them (`error_rate`, `rate_limit` with `window_ms`), as the sandbox takes
+ * them; a setting a body leaves out is left out.
+ */
+export function settingsChangeOf({ latency, error_rate, rate_limit }: SettingsRequest): SettingsChange {
+  const change: SettingsChange = {}
+  if (latency !== undefined) change.latency = latency
+  if (error_rate !== undefined) change.errorRate = error_rate
+  if (rate_limit !== undefined) change.rateLimit = rate_limit === null ? null : rateLimitOf(rate_limit)
+  return change
 }
 
 const NONE: FaultSettings = { latency: undefined, errorRate: 0, rateLimit: undefined }

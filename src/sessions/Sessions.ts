@@ -8,8 +8,7 @@ import { SessionStore } from './SessionStore.js'
 import type { Store, StoredSession } from './Store.js'
 import { DEFAULT_SESSION, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
 import { expiresAt, parseSessionTtl } from './expiry.js'
-import { rateLimitOf } from '../schemas/settings.js'
-import type { Settings } from '../sandbox/Settings.js'
+import { type Settings, settingsChangeOf } from '../sandbox/Settings.js'
 import { checkedName, holdsNothing, newSession, newSessionName, type Session } from './Session.js'
 
 export { DEFAULT_SESSION }
@@ -383,14 +382,8 @@ export class Sessions {
     }
     if (!own) return inherited
     const { latency, error_rate, rate_limit, ...world } = own
-    return {
-      ...inherited,
-      ...world,
-      ...(latency !== undefined && { latency }),
-      ...(error_rate !== undefined && { errorRate: error_rate }),
-      ...(rate_limit !== undefined && { rateLimit: rate_limit === null ? null : rateLimitOf(rate_limit) }),
-      clock: own.now !== undefined ? 'fixed' : inherited.clock,
-    }
+    const settings = settingsChangeOf({ latency, error_rate, rate_limit })
+    return { ...inherited, ...world, ...settings, clock: own.now !== undefined ? 'fixed' : inherited.clock }
   }
 
   /**
