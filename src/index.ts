@@ -16,6 +16,7 @@ export {
 export { DEFAULT_SESSION_TTL_MS, expiresAt } from './sessions/expiry.js'
 export { createHandlers } from './handlers/createHandlers.js'
 export type { SandboxOptions } from './sandbox/options.js'
+export type { Settings, FaultSettings, SettingsChange } from './sandbox/Settings.js'
 export { Clock } from './sandbox/Clock.js'
 export { ApiError } from './schemas/ApiError.js'
 export { ContactExistsError, StorageUnavailableError } from './sandbox/domainErrors.js'

@@ -55,7 +55,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
   const organizationOf = (call: { id: string }) => api.sandbox.db.get('calls', call.id)?.organization_id
 
   describe('GET /_sandbox/health', () => {
-    it('answers without an API key: the seed, scenario, clock, record counts, journal and live mode', async () => {
+    it('answers without an API key: the seed, scenario, clock, record counts, journal, live mode and settings', async () => {
       const answer = await api.request('/_sandbox/health', { key: null })
       expect(answer.status).toBe(200)
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
@@ -71,6 +71,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         records: { calls: 340, contacts: 243, leads: 83, appointments: 53 },
         journal: { entries: 0, capacity: 1_000 },
         live: { interval_ms: null },
+        settings: { latency: null, error_rate: 0, rate_limit: null, changed: [] },
         // No --data, no --store: its writes are kept nowhere but in this process.
         store: { kind: 'memory', state: 'ok', error: null },
       })
@@ -821,7 +822,12 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       const seeded = await health()
       const firstPage = await get('/v1/calls?limit=10')
       const answer = await postJson(api, '/_sandbox/reset', { scenario: 'degraded' })
-      expect(answer.body.data).toEqual({ ...seeded, scenario: 'degraded' })
+      expect(answer.body.data).toEqual({
+        ...seeded,
+        scenario: 'degraded',
+        // The scenario's own settings, as it starts with them.
+        settings: { latency: { min: 200, max: 1_500 }, error_rate: 0.1, rate_limit: null, changed: [] },
+      })
       expect(api.sandbox.options).toMatchObject({ latency: { min: 200, max: 1_500 }, errorRate: 0.1 })
       const started = performance.now()
       const slow = await api.request('/v1/calls?limit=10')

@@ -24,6 +24,8 @@ import {
   StoreHealth,
   ResetRequest,
   ScenarioInfo,
+  SettingsRequest,
+  SettingsState,
   SimulateCallRequest,
   type FieldError,
 } from '../schemas/index.js'
@@ -32,6 +34,7 @@ import { routes } from '../http/routes.js'
 import { defineEndpoint, type Endpoint } from '../http/Endpoint.js'
 import { noDrift } from '../proxy/Drift.js'
 import { READINESS_PATH } from '../http/paths.js'
+import { settingsChangeOf } from '../sandbox/Settings.js'
 
 /**
  * A simulated call's organization and reason must exist: what the schema
@@ -125,7 +128,7 @@ export const controlRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'Reset to the seeded world',
     description:
-      'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report, the rate limits and, in proxy mode, the drift report. `{"scenario": "empty"}` seeds that scenario instead.',
+      'Undoes every write since the seed, puts the clock back, and empties the request journal, the usage report, the rate limits and, in proxy mode, the drift report. `{"scenario": "empty"}` seeds that scenario instead. The settings changed at run time stay (`DELETE /_sandbox/settings` restores them), and the simulated failures start again from the seed.',
     pathParams: NoPath,
     query: NoQuery,
     body: ResetRequest,
@@ -234,6 +237,49 @@ export const controlRoutes: readonly Endpoint[] = [
       await sandbox.moveClock(target)
       await sandbox.settle()
       return { body: { data: sandbox.clockState() }, asOf: sandbox.clock.now() }
+    },
+  }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/_sandbox/settings',
+    requires: 'admin token',
+    summary: 'Read the settings',
+    description:
+      "The latency, error rate and rate limit this root's API requests meet (the server's flags, a session's creation options, or changed since), and which were changed at run time.",
+    pathParams: NoPath,
+    query: NoQuery,
+    response: RecordEnvelope(SettingsState),
+    answer: ({ sandbox }) => ({ body: { data: sandbox.settings.state() } }),
+  }),
+  defineEndpoint({
+    method: 'POST',
+    path: '/_sandbox/settings',
+    requires: 'admin token',
+    summary: 'Change the settings',
+    description:
+      'Changes the latency, error rate or rate limit from the next request on; a field left out stays as it is, `null` turns it off. `{"rate_limit": "2/min"}`, `{"latency": "100-400", "error_rate": 0.2}`. A new rate limit starts fresh budgets. A reset keeps the changed settings and replays the fault stream from its start under them; `DELETE /_sandbox/settings` goes back to those the root started with. Kept by this server only, not in a store.',
+    pathParams: NoPath,
+    query: NoQuery,
+    body: SettingsRequest,
+    response: RecordEnvelope(SettingsState),
+    answer: ({ sandbox, body }) => {
+      sandbox.settings.update(settingsChangeOf(body))
+      return { body: { data: sandbox.settings.state() } }
+    },
+  }),
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/_sandbox/settings',
+    requires: 'admin token',
+    summary: 'Restore the starting settings',
+    description:
+      "Undoes every run-time change: back to the latency, error rate and rate limit this root started with (the server's flags and scenario, or the session's creation options).",
+    pathParams: NoPath,
+    query: NoQuery,
+    response: RecordEnvelope(SettingsState),
+    answer: ({ sandbox }) => {
+      sandbox.settings.restore()
+      return { body: { data: sandbox.settings.state() } }
     },
   }),
   defineEndpoint({

@@ -25,7 +25,7 @@ export const sessionRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'Create a session',
     description:
-      'A session of its own, at `/sessions/{name}`: a complete API root (`/v1/`, `/_sandbox/`, `/openapi.json`) over a world no other session sees. A session is also made by its first request; this one can differ from the server in `seed`, `now`, `scenario` and `calls`. Without a name, one is made up. Past the session limit (`--session-limit`), 503 `session_limit_reached`.',
+      'A session of its own, at `/sessions/{name}`: a complete API root (`/v1/`, `/_sandbox/`, `/openapi.json`) over a world no other session sees. A session is also made by its first request; this one can differ from the server in `seed`, `now`, `scenario` and `calls`, and in its settings `latency`, `error_rate` and `rate_limit` (as the flags take them; `null`: none; absent: inherited from the server). Without a name, one is made up. Past the session limit (`--session-limit`), 503 `session_limit_reached`.',
     pathParams: NoPath,
     query: NoQuery,
     body: CreateSessionRequest,

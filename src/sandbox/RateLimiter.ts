@@ -1,10 +1,6 @@
-/** A budget of requests per window, per key. */
-export interface RateLimit {
-  limit: number
-  windowMs: number
-}
+import { RATE_LIMIT_RULE, type RateLimit, readRateLimit } from '../schemas/settings.js'
 
-const WINDOWS: Record<string, number> = { s: 1_000, sec: 1_000, min: 60_000, h: 3_600_000, hour: 3_600_000 }
+export type { RateLimit }
 
 /**
  * Reads a rate limit option: `'60/min'` (also `/s`, `/h`), or `{ limit, windowMs }`.
@@ -13,25 +9,8 @@ const WINDOWS: Record<string, number> = { s: 1_000, sec: 1_000, min: 60_000, h: 
  * parseRateLimit('60/min') // { limit: 60, windowMs: 60_000 }
  */
 export function parseRateLimit(value: string | RateLimit): RateLimit {
-  const problem = () =>
-    new RangeError(
-      `rate limit must be requests per window, such as 60/min, 5/s or 1000/h; got ${JSON.stringify(value)}.`,
-    )
-  let rateLimit: RateLimit
-  if (typeof value === 'string') {
-    const match = /^(\d{1,9})\/(s|sec|min|h|hour)$/.exec(value.trim())
-    if (!match) throw problem()
-    rateLimit = { limit: Number(match[1]), windowMs: WINDOWS[match[2]!]! }
-  } else {
-    rateLimit = { limit: value?.limit, windowMs: value?.windowMs ?? 60_000 }
-  }
-  if (
-    !Number.isSafeInteger(rateLimit.limit) ||
-    rateLimit.limit < 1 ||
-    !Number.isSafeInteger(rateLimit.windowMs) ||
-    rateLimit.windowMs < 1
-  )
-    throw problem()
+  const rateLimit = readRateLimit(value)
+  if (!rateLimit) throw new RangeError(`rate limit must be ${RATE_LIMIT_RULE}; got ${JSON.stringify(value)}.`)
   return rateLimit
 }
 

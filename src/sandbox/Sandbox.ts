@@ -7,13 +7,8 @@ import { hash32 } from '../seed/random.js'
 import { recordsHash } from './checkedRecords.js'
 import { Clock } from './Clock.js'
 import { Endings } from './Endings.js'
-import {
-  Factories,
-  type AddCallInput,
-  type AddedCall,
-  type AddAppointmentInput,
-  type AddLeadInput,
-} from './Factories.js'
+import type { AddAppointmentInput, AddCallInput, AddedCall, AddLeadInput } from './Factories.js'
+import { Factories } from './Factories.js'
 import { FaultRules, MemoryRuleBook } from './FaultRules.js'
 import { Faults, type NextFaults } from './Faults.js'
 import { Journal, type JournalFilter } from './Journal.js'
@@ -23,6 +18,7 @@ import { LiveMode } from './LiveMode.js'
 import { resolveOptions, type ResolvedOptions, type SandboxOptions, seedOfOptions } from './options.js'
 import type { RateLimiter } from './RateLimiter.js'
 import type { ScenarioName } from './scenarios.js'
+import { Settings } from './Settings.js'
 import { Listeners } from './Listeners.js'
 import { startingWorld } from './startingWorld.js'
 import { type Endpoint as UsageEndpoint, Usage } from './Usage.js'
@@ -35,7 +31,7 @@ export type { ApiKey } from './KeyRing.js'
 export type { SandboxChanges } from './WorldLog.js'
 
 /**
- * One world: its seed, clock, records, request journal, usage report and limits, and everything that changes them.
+ * One world: its seed, clock, records, request journal, usage, settings and fault rules, and all that changes them.
  * It knows nothing of HTTP: the handlers (`createHandlers`) answer requests over it, in Node, the standalone server
  * and the browser alike.
  *
@@ -57,6 +53,8 @@ export class Sandbox {
   readonly usage: Usage
   /** The fault rules tests set (`POST /_sandbox/faults`): API requests they make fail, slow or drop. */
   readonly faults: FaultRules
+  /** Its latency, error rate and rate limit, changed at run time from the next request on (`/_sandbox/settings`). */
+  readonly settings: Settings
   readonly #input: SandboxOptions
   #options: ResolvedOptions
   #keys: KeyRing
@@ -74,9 +72,12 @@ export class Sandbox {
    * @param world.cursorSecret What cursors are checksummed with, instead of the seed's: cursors of one world are then
    * `invalid_cursor` in another seeded the same (a session of its own).
    * @param world.journal The journal to keep requests in, and `world.usage` the usage report: a session's, which
-   * outlive the world when it is put away; by default new ones.
+   * outlive the world when it is put away; by default new ones. `world.settings` likewise: the session's settings.
    */
-  constructor(options: SandboxOptions = {}, world: { cursorSecret?: string; journal?: Journal; usage?: Usage } = {}) {
+  constructor(
+    options: SandboxOptions = {},
+    world: { cursorSecret?: string; journal?: Journal; usage?: Usage; settings?: Settings } = {},
+  ) {
     this.#input = options
     this.#options = resolveOptions(options)
     const { seed, now, fixedClock, organizations, journalSize, journalBytes, records } = this.#options
@@ -88,7 +89,9 @@ export class Sandbox {
     this.journal = world.journal ?? new Journal(journalSize, new JournalBudget(journalBytes))
     this.usage = world.usage ?? new Usage()
     this.#keys = new KeyRing(organizations)
-    this.#faults = new Faults(this.#options)
+    this.settings = world.settings ?? new Settings()
+    this.settings.startFrom(this.#options)
+    this.#faults = new Faults(seed, this.settings)
     this.faults = new FaultRules(new MemoryRuleBook(), this)
     const db = new Database()
     // Seeded and loaded in slices, the event loop running between them: a big world does not stop other requests.
@@ -139,9 +142,8 @@ export class Sandbox {
   }
 
   /**
-   * The faults of the next API request, drawn from the seed: its latency
-   * and, at the `errorRate`, a 500 or 503. The same requests in the same
-   * order meet the same faults after every reset.
+   * The faults of the next API request, drawn from the seed under the settings in effect: its latency and, at the
+   * error rate, a 500 or 503. The same requests in the same order meet the same faults after every reset.
    *
    * @example
    * const { latencyMs, failure } = sandbox.nextFaults() // { latencyMs: 0 } without latency or errorRate
@@ -170,13 +172,12 @@ export class Sandbox {
   }
 
   /**
-   * Back to the seeded world and the starting clock, with an empty journal,
-   * usage report, rate limits and fault rules. Undoes every write since the seed (costs
-   * what was written, not the world's size) and replays no random draws, so
-   * ids made after a reset repeat those made after the last.
+   * Back to the seeded world and clock, with empty journal, usage report, rate limits and fault rules, the fault
+   * stream from its start; run-time settings stay (`settings.restore()` undoes them). Undoes every write since the
+   * seed (costs what was written, not the world's size), replaying no draws: ids made after it repeat the last's.
    *
-   * With a `scenario` other than the current one, the world is seeded anew
-   * from that scenario (the options given at creation still win over it).
+   * With a `scenario` other than the current one, the world is seeded anew from that scenario (the options given at
+   * creation, and the settings changed since, still win over it).
    *
    * @example
    * beforeEach(() => sandbox.reset())
@@ -213,6 +214,7 @@ export class Sandbox {
       replace(seeded)
       this.#options = options
       this.#keys = new KeyRing(organizations)
+      this.settings.startFrom(options)
     } else {
       await db.rollback()
     }
@@ -220,14 +222,13 @@ export class Sandbox {
     this.clock.reset()
     this.journal.clear()
     this.usage.clear()
-    this.#faults = new Faults(this.#options)
+    this.#faults = new Faults(this.#options.seed, this.settings)
     this.#live.restart()
   }
 
   /**
-   * Ends the live calls whose end the clock has reached (or `at`, epoch ms), and adds the leads and appointments
-   * whose time has come. The handlers do it before each answer; call it after moving the clock when you read `db`
-   * directly.
+   * Ends the live calls whose end the clock has reached (or `at`, epoch ms), and adds the leads and appointments whose
+   * time has come. The handlers do it before each answer; call it after moving the clock when you read `db` directly.
    *
    * @example
    * sandbox.clock.advance(10 * 60_000)
@@ -239,8 +240,8 @@ export class Sandbox {
   }
 
   /**
-   * One arrival of live mode: a caller rings and the call is in progress (or
-   * being forwarded). A fixed clock moves on by the live interval first.
+   * One arrival of live mode: a caller rings and the call is in progress (or being forwarded). A fixed clock moves on
+   * by the live interval first.
    *
    * @example
    * const { call } = await sandbox.liveTick()
@@ -287,6 +288,7 @@ export class Sandbox {
       records: byKind((kind) => db.count(kind)),
       journal: { entries: this.journal.size, capacity: this.journal.capacity },
       live: { interval_ms: live ?? null },
+      settings: this.settings.state(),
       store,
     }
   }
@@ -369,8 +371,8 @@ export class Sandbox {
   }
 
   /**
-   * Calls `listener` after every write, every reset and every move of the
-   * clock (the standalone server saves its data file there). Returns a function that removes it.
+   * Calls `listener` after every write, every reset and every move of the clock (the standalone server saves its data
+   * file there). Returns a function that removes it.
    *
    * @example
    * const stop = sandbox.onChange(() => console.log(sandbox.changes().inserted.length))
@@ -402,8 +404,7 @@ export class Sandbox {
   }
 
   /**
-   * Creates a contact as `POST /v1/contacts` does: the same checks and
-   * errors (`ApiError` 422 `validation_failed`, 409 `contact_exists`).
+   * Creates a contact as `POST /v1/contacts` does, with its errors (422 `validation_failed`, 409 `contact_exists`).
    *
    * @example
    * await sandbox.addContact({ phone: '+14155550123', name: 'Dana Whitfield' })
@@ -413,8 +414,8 @@ export class Sandbox {
   }
 
   /**
-   * An inbound call, told like the seeded ones: the caller's contact is made
-   * or updated, and a lead or an appointment follows when the reason brings one.
+   * An inbound call, told like the seeded ones: the caller's contact is made or updated, and a lead or an appointment
+   * follows when the reason brings one.
    *
    * @example
    * const { call, lead } = await sandbox.addCall({ reason: 'implant_quote' })
@@ -424,8 +425,7 @@ export class Sandbox {
   }
 
   /**
-   * A completed call the assistant handled, whose reason brings a lead, and
-   * that lead with `lead` overrides applied.
+   * A completed call the assistant handled, whose reason brings a lead, and that lead with `lead` overrides applied.
    *
    * @example
    * const { lead } = await sandbox.addLead({ lead: { status: 'qualified', urgency: 'high' } })
@@ -435,8 +435,7 @@ export class Sandbox {
   }
 
   /**
-   * A completed call the assistant handled, whose reason books an
-   * appointment, and that appointment with `appointment` overrides applied.
+   * A completed call the assistant handled, whose reason books an appointment, and that appointment with overrides.
    *
    * @example
    * const { appointment } = await sandbox.addAppointment({ appointment: { status: 'cancelled' } })

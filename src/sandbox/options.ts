@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parseInstant } from '../schemas/index.js'
 import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
+import { ERROR_RATE_RULE, readErrorRate } from '../schemas/settings.js'
 import type { SeedIdentity } from '../schemas/snapshot.js'
 import type { WorldRecords } from '../schemas/stored.js'
 import { iso } from '../seed/iso.js'
@@ -35,12 +36,15 @@ export interface SandboxOptions {
    * scenario's.
    */
   scenario?: ScenarioName
-  /** Added to every API answer: milliseconds (`250`), a range (`'100-400'`) or `{ min, max }`. */
-  latency?: number | string | Latency
-  /** Fraction (0 to 1) of API requests answered with a 500 or 503, drawn from the seed. */
-  errorRate?: number
+  /**
+   * Added to every API answer: milliseconds (`250`), a range (`'100-400'`) or `{ min, max }`; `null`: none, whatever the
+   * scenario says. Changed at run time with `sandbox.settings.update`.
+   */
+  latency?: number | string | Latency | null
+  /** Fraction (0 to 1) of API requests answered with a 500 or 503, drawn from the seed; `null`: none. */
+  errorRate?: number | null
   /** Requests per key and window, such as `'60/min'` or `{ limit: 60, windowMs: 60_000 }`; default none. */
-  rateLimit?: string | RateLimit
+  rateLimit?: string | RateLimit | null
   /** How many requests the journal keeps, newest first; default 1,000. */
   journalSize?: number
   /**
@@ -131,10 +135,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const clock = options.clock ?? (options.now === undefined ? 'running' : 'fixed')
   if (clock !== 'fixed' && clock !== 'running')
     throw new TypeError(`clock must be "fixed" or "running"; got ${String(clock)}.`)
-  const latency = options.latency ?? scenario.latency
-  const errorRate = options.errorRate ?? scenario.error_rate ?? 0
-  if (typeof errorRate !== 'number' || !(errorRate >= 0 && errorRate <= 1))
-    throw new TypeError(`errorRate must be a number from 0 to 1; got ${String(errorRate)}.`)
+  const faults = faultOptionsOf(options)
   const { adminToken } = options
   if (adminToken !== undefined && (typeof adminToken !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(adminToken))) {
     throw new TypeError('adminToken must be 8 to 200 visible ASCII characters, without spaces.')
@@ -148,14 +149,33 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     organizations,
     baseUrl: normalizeBaseUrl(options.baseUrl),
     scenario: (options.scenario ?? 'default') as ScenarioName,
-    latency: latency === undefined ? undefined : parseLatency(latency),
-    errorRate,
-    rateLimit: options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit),
+    ...faults,
     journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     journalBytes: options.journalBytes === undefined ? DEFAULT_JOURNAL_BYTES : parseJournalBytes(options.journalBytes),
     adminToken,
     live: parseInterval(options.live),
     records: options.records === undefined ? undefined : checkedRecords(options.records, organizations),
+  }
+}
+
+/**
+ * The latency, error rate and rate limit that options give, their scenario's where they give none (`null`: none,
+ * whatever the scenario says): what a world's settings start from. Throws an error naming a wrong one.
+ *
+ * @example
+ * faultOptionsOf({ scenario: 'degraded', errorRate: null }) // { latency: { min: 200, max: 1500 }, errorRate: 0, … }
+ */
+export function faultOptionsOf(options: SandboxOptions): Pick<ResolvedOptions, 'latency' | 'errorRate' | 'rateLimit'> {
+  const scenario = scenarioNamed(options.scenario ?? 'default')
+  const latency = options.latency === null ? undefined : (options.latency ?? scenario.latency)
+  const errorRate = options.errorRate === null ? 0 : (options.errorRate ?? scenario.error_rate ?? 0)
+  if (readErrorRate(errorRate) === undefined)
+    throw new TypeError(`errorRate must be ${ERROR_RATE_RULE}; got ${String(errorRate)}.`)
+  const { rateLimit } = options
+  return {
+    latency: latency === undefined ? undefined : parseLatency(latency),
+    errorRate,
+    rateLimit: rateLimit === undefined || rateLimit === null ? undefined : parseRateLimit(rateLimit),
   }
 }
 

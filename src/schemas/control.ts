@@ -5,6 +5,7 @@ import { Scope } from './registry.js'
 import { parseInstant } from './instant.js'
 import { inRange, rangeText, SEED_RANGE } from './instantRange.js'
 import { byKind, KINDS } from './registry.js'
+import { SettingsFields, SettingsState } from './settings.js'
 
 /*
  * The control plane's bodies and answers (`/_sandbox/`): what the OpenAPI
@@ -77,6 +78,8 @@ export const Health = z.object({
   records: z.object(byKind(() => z.int())),
   journal: z.object({ entries: z.int(), capacity: z.int() }),
   live: z.object({ interval_ms: z.int().nullable() }),
+  /** The latency, error rate and rate limit in effect (`GET /_sandbox/settings`). */
+  settings: SettingsState,
   store: StoreHealth,
 })
 export type Health = z.infer<typeof Health>
@@ -232,6 +235,8 @@ export const CreateSessionRequest = z.strictObject({
     .optional(),
   scenario: z.enum(ScenarioName.options, { error: `must be one of ${ScenarioName.options.join(', ')}` }).optional(),
   calls: z.int({ error: 'must be an integer' }).min(0).max(100_000, 'must be at most 100000').optional(),
+  /** The session's latency, error rate and rate limit, as the server's flags take them; absent: the server's; null: none. */
+  ...SettingsFields,
 })
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>
 
@@ -250,6 +255,8 @@ export const SessionInfo = z.object({
   in_memory: z.boolean(),
   /** When the server forgets it unless it is used again (`--session-ttl`); null: never (the default session, or no TTL). */
   expires_at: Timestamp.nullable(),
+  /** Its latency, error rate and rate limit in effect. */
+  settings: SettingsState,
 })
 export type SessionInfo = z.infer<typeof SessionInfo>
 

@@ -46,11 +46,11 @@ function toFieldErrors(issue: z.core.$ZodIssue, given: object): FieldError[] {
   const field = issue.path.join('.')
   switch (issue.code) {
     case 'unrecognized_keys':
-      return issue.keys.map((key) => ({
-        field: echoed(key),
-        code: 'unknown_field',
-        message: `${echoed(key)} is not a field this endpoint takes`,
-      }))
+      // A key of a nested object is named by its path (`latency.extra`), so that it is not taken for a top field.
+      return issue.keys.map((key) => {
+        const named = echoed([...issue.path, key].join('.'))
+        return { field: named, code: 'unknown_field', message: `${named} is not a field this endpoint takes` }
+      })
     case 'invalid_type':
       return field in given
         ? [{ field, code: 'invalid_type', message: `${field} ${issue.message}` }]

@@ -1,6 +1,7 @@
 import { MemoryRuleBook } from '../sandbox/FaultRules.js'
 import type { Journal } from '../sandbox/Journal.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import { Settings } from '../sandbox/Settings.js'
 import type { Snapshot } from '../sandbox/snapshot.js'
 import { Usage } from '../sandbox/Usage.js'
 import type { LogEntry } from '../schemas/snapshot.js'
@@ -33,6 +34,8 @@ export interface Session {
   usage: Usage
   /** Its fault rules in this process (a store a fleet shares keeps its own): they stay while the world is put away. */
   faultRules: MemoryRuleBook
+  /** Its latency, error rate and rate limit: kept apart from its world, as its journal is, with the changes made to them. */
+  settings: Settings
 }
 
 export function newSession(
@@ -54,6 +57,7 @@ export function newSession(
     journal,
     usage: new Usage(),
     faultRules: new MemoryRuleBook(),
+    settings: new Settings(),
   }
 }
 
@@ -64,6 +68,7 @@ export function holdsNothing(session: Session): boolean {
     !session.saved &&
     !session.options &&
     !session.inStore &&
+    !session.settings.changed &&
     session.entries.length === 0 &&
     session.journal.size === 0 &&
     session.usage.empty &&

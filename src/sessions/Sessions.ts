@@ -1,5 +1,5 @@
 import { Journal } from '../sandbox/Journal.js'
-import { resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
+import { faultOptionsOf, resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { SessionExistsError, SessionLimitError } from './sessionErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
@@ -8,6 +8,7 @@ import { SessionStore } from './SessionStore.js'
 import type { Store, StoredSession } from './Store.js'
 import { DEFAULT_SESSION, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
 import { expiresAt, parseSessionTtl } from './expiry.js'
+import { type Settings, settingsChangeOf } from '../sandbox/Settings.js'
 import { checkedName, holdsNothing, newSession, newSessionName, type Session } from './Session.js'
 
 export { DEFAULT_SESSION }
@@ -80,7 +81,12 @@ export class Sessions {
     this.maxSessions = maxSessions
     this.sessionLimit = sessionLimit
     this.sessionTtl = parseSessionTtl(sessionTtl)
-    this.#default = { ...newSession(DEFAULT_SESSION, undefined, base.journal), world: base, usage: base.usage }
+    this.#default = {
+      ...newSession(DEFAULT_SESSION, undefined, base.journal),
+      world: base,
+      usage: base.usage,
+      settings: base.settings,
+    }
   }
 
   /**
@@ -133,7 +139,7 @@ export class Sessions {
     if (chosen === DEFAULT_SESSION || this.#sessions.has(chosen)) throw new SessionExistsError(chosen)
     const session = this.#admit(chosen, options)
     // Options its world could not be seeded from are refused now, not at its first request.
-    resolveOptions(this.#optionsOf(session))
+    session.settings.startFrom(resolveOptions(this.#optionsOf(session)))
     this.#sessions.set(chosen, session)
     try {
       await this.#store.putInStore(session)
@@ -335,11 +341,12 @@ export class Sessions {
     await this.#store.madeElsewhere(session)
     const options = this.#optionsOf(session)
     const cursorSecret = `call-sandbox cursor ${options.seed ?? 1} session ${session.name}`
-    const { journal, usage } = session
+    const { journal, usage, settings } = session
     const world = new Sandbox(session.saved ? seedOptionsOf(options, session.saved) : options, {
       cursorSecret,
       journal,
       usage,
+      settings,
     })
     world.faults.keepIn(session.faultRules)
     if (session.saved) await restoreSnapshot(world, session.saved)
@@ -375,7 +382,23 @@ export class Sessions {
       clock: base.fixedClock ? 'fixed' : 'running',
     }
     if (!own) return inherited
-    return { ...inherited, ...own, clock: own.now !== undefined ? 'fixed' : inherited.clock }
+    const { latency, error_rate, rate_limit, ...world } = own
+    const settings = settingsChangeOf({ latency, error_rate, rate_limit })
+    return { ...inherited, ...world, ...settings, clock: own.now !== undefined ? 'fixed' : inherited.clock }
+  }
+
+  /**
+   * A session's settings, their start worked out from its options (and the scenario its last reset seeded) before its
+   * world is made: only its settings' options, not the world's, which a list of thousands put away would wait for.
+   */
+  #settingsOf(session: Session): Settings {
+    if (!session.settings.started) {
+      const options = this.#optionsOf(session)
+      const reset = session.entries.findLast((entry) => 'reset' in entry)
+      const seeded = reset && 'reset' in reset ? reset.reset : session.saved
+      session.settings.startFrom(faultOptionsOf(seeded ? seedOptionsOf(options, seeded) : options))
+    }
+    return session.settings
   }
 
   /** While more worlds are in memory than the cap, puts away the least recently used idle one. */
@@ -410,6 +433,7 @@ export class Sessions {
       requests: session.requests,
       in_memory: world !== undefined,
       expires_at: expiry === undefined ? null : new Date(expiry).toISOString(),
+      settings: this.#settingsOf(session).state(),
     }
   }
 }
