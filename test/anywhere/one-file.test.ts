@@ -8,16 +8,18 @@ import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killChildren } from '../support/cli.js'
-import { startRedis } from '../support/redisServer.js'
-import { emptyFolderWith, expectServesEverything, get, KEY, ONE_FILE, startOneFile } from './programs.js'
+import {
+  emptyFolderWith,
+  expectRedisFleet,
+  expectServesEverything,
+  get,
+  KEY,
+  ONE_FILE,
+  simulateCall,
+  startOneFile,
+} from './programs.js'
 
 afterEach(killChildren)
-
-const post = async (url: string) => {
-  const response = await fetch(url, { method: 'POST' })
-  expect(response.status).toBe(201)
-  return (await response.json()).data as { id: string }
-}
 
 describe('the one file, alone in an empty folder', () => {
   it('holds no require of a package: only what Node has built in', () => {
@@ -35,7 +37,7 @@ describe('the one file, alone in an empty folder', () => {
   it('keeps writes in a --data file, there after a restart', async () => {
     const folder = emptyFolderWith(ONE_FILE, 'one-file-data')
     const first = await startOneFile(folder, ['--quiet', '--data', 'sandbox.log'])
-    const call = await post(`${first.url}/_sandbox/calls`)
+    const call = await simulateCall(first.url)
     first.cli.child.kill('SIGTERM')
     expect((await first.cli.exit()).code).toBe(0)
     const second = await startOneFile(folder, ['--quiet', '--data', 'sandbox.log'])
@@ -44,18 +46,8 @@ describe('the one file, alone in an empty folder', () => {
   })
 
   it('keeps sessions in Redis with --store redis://, its client inside: two servers share a write', async () => {
-    const redis = await startRedis()
-    try {
-      const folder = emptyFolderWith(ONE_FILE, 'one-file-redis')
-      // A fleet's servers seed the same world: the same instant, not each its own start.
-      const fleet = ['--quiet', '--store', redis.url, '--now', '2026-11-20T12:00:00Z']
-      const one = await startOneFile(folder, fleet)
-      const two = await startOneFile(folder, fleet)
-      const call = await post(`${one.url}/_sandbox/calls`)
-      expect((await get(`${two.url}/v1/calls/${call.id}`, KEY)).status).toBe(200)
-    } finally {
-      await redis.stop()
-    }
+    const folder = emptyFolderWith(ONE_FILE, 'one-file-redis')
+    await expectRedisFleet((args) => startOneFile(folder, args))
   })
 
   it('proxies to an upstream with --proxy, records it with --record, and serves the recording with --world', async () => {

@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { expect } from 'vitest'
 import { type Cli, listening, runProgram } from '../support/cli.js'
+import { startRedis } from '../support/redisServer.js'
 import { tempFolder } from '../support/tempFolder.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
@@ -73,4 +74,35 @@ export async function expectServesEverything(url: string): Promise<void> {
   const metrics = await get(`${url}/_sandbox/metrics`)
   expect(metrics.status).toBe(200)
   expect(new TextDecoder().decode(metrics.bytes)).toMatch(/^call_sandbox_\w+/m)
+}
+
+/** The single executable `npm run build:sea` writes for this machine. */
+export const EXECUTABLE = join(ROOT, 'dist', 'sea', 'call-sandbox-linux-x64')
+
+/** The single executable in `folder`, under `env -i`: no PATH, no HOME, no Node anywhere it could look. */
+export async function startExecutable(folder: string, args: string[]): Promise<{ cli: Cli; url: string }> {
+  const cli = runProgram(['./call-sandbox-linux-x64', '--port', '0', ...args], {}, folder)
+  return { cli, url: (await listening(cli)).url }
+}
+
+/** A simulated call, made through the control plane (201). */
+export async function simulateCall(url: string): Promise<{ id: string }> {
+  const response = await fetch(`${url}/_sandbox/calls`, { method: 'POST' })
+  expect(response.status).toBe(201)
+  return (await response.json()).data
+}
+
+/** Two servers started by `start` on a real redis-server of the test's own: a call made on one is on the other. */
+export async function expectRedisFleet(start: (args: string[]) => Promise<{ url: string }>): Promise<void> {
+  const redis = await startRedis()
+  try {
+    // A fleet's servers seed the same world: the same instant, not each its own start.
+    const fleet = ['--quiet', '--store', redis.url, '--now', '2026-11-20T12:00:00Z']
+    const one = await start(fleet)
+    const two = await start(fleet)
+    const call = await simulateCall(one.url)
+    expect((await get(`${two.url}/v1/calls/${call.id}`, KEY)).status).toBe(200)
+  } finally {
+    await redis.stop()
+  }
 }
