@@ -37,9 +37,10 @@ export async function get(url: string, headers: Record<string, string> = {}) {
 
 /**
  * What a server of the package serves from files besides its code: the console with every file its page names,
- * `/docs` with Swagger UI's, byte for byte those the build copied, the API, and metrics.
+ * `/docs` with Swagger UI's, byte for byte those the build copied, the API, and metrics (sent `control`, the admin
+ * token's header where there is one).
  */
-export async function expectServesEverything(url: string): Promise<void> {
+export async function expectServesEverything(url: string, control: Record<string, string> = {}): Promise<void> {
   const me = await get(`${url}/v1/me`, KEY)
   expect(me.status).toBe(200)
   expect(JSON.parse(new TextDecoder().decode(me.bytes)).data.organization_name).toBeTruthy()
@@ -71,7 +72,7 @@ export async function expectServesEverything(url: string): Promise<void> {
   expect((await get(`${url}/docs/favicon-32x32.png`)).type).toBe('image/png')
   expect((await get(`${url}/openapi.json`)).status).toBe(200)
 
-  const metrics = await get(`${url}/_sandbox/metrics`)
+  const metrics = await get(`${url}/_sandbox/metrics`, control)
   expect(metrics.status).toBe(200)
   expect(new TextDecoder().decode(metrics.bytes)).toMatch(/^call_sandbox_\w+/m)
 }
