@@ -45,7 +45,8 @@ rmSync(OUT, { recursive: true, force: true })
 mkdirSync(OUT, { recursive: true })
 try {
   await write('linux-x64', node24, blob(node24, { useCodeCache: true }))
-  for (const platform of others) await write(platform, registryNode(platform), blob(node24, { useCodeCache: false }))
+  const portable = others.length > 0 ? blob(node24, { useCodeCache: false }) : undefined
+  for (const platform of others) await write(platform, registryNode(platform), portable)
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

@@ -42,7 +42,14 @@ const TYPES: Record<string, string> = {
  */
 function consoleFiles(): Map<string, string> {
   const embedded = EMBEDDED_FILES.get('console')
-  if (embedded) return new Map(FILES.map((name) => [name, String(embedded.get(name))]))
+  if (embedded) {
+    const files = new Map<string, string>()
+    for (const name of FILES) {
+      const text = embedded.get(name)
+      if (typeof text === 'string') files.set(name, text)
+    }
+    return files
+  }
   const folder = packageFolder('console', 'console.js')
   if (folder === undefined) return new Map()
   return new Map(FILES.map((name) => [name, readFileSync(join(folder, name), 'utf8')]))

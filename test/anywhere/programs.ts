@@ -24,7 +24,7 @@ export function emptyFolderWith(file: string, purpose: string): string {
   return folder
 }
 
-/** The one file under this Node, in `folder`, with nothing of the test's environment but PATH-less basics. */
+/** The one file under this Node, in `folder`, with no environment but HOME (no PATH, no NODE_OPTIONS). */
 export async function startOneFile(folder: string, args: string[]): Promise<{ cli: Cli; url: string }> {
   const cli = runProgram([process.execPath, 'call-sandbox.cjs', '--port', '0', ...args], { HOME: folder }, folder)
   return { cli, url: (await listening(cli)).url }

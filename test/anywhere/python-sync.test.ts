@@ -37,8 +37,8 @@ describe('examples/python-sync', () => {
   it('walks every page through 429s and 5xx, then finds with since a new call and calls that ended', async () => {
     const folder = emptyFolderWith(ONE_FILE, 'python-sync')
     const plain = await startOneFile(folder, ['--quiet', '--now', NOW])
-    // Four requests a second and three in ten failed: a walk of pages of 20 meets both.
-    const faulty = await startOneFile(folder, ['--quiet', '--now', NOW, '--rate-limit', '4/s', '--error-rate', '0.3'])
+    // Two requests a second and three in ten failed: a walk of 15 pages of 20 meets both, however slow the machine.
+    const faulty = await startOneFile(folder, ['--quiet', '--now', NOW, '--rate-limit', '2/s', '--error-rate', '0.3'])
     const session = `${faulty.url}/sessions/python-sync`
     const state = join(folder, 'calls.json')
     const sync = async () => {
