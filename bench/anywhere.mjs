@@ -16,7 +16,13 @@ const ONE_FILE = join(ROOT, 'dist', 'call-sandbox.cjs')
 const EXECUTABLE = join(ROOT, 'dist', 'sea', 'call-sandbox-linux-x64')
 const RUNS = 5
 
-/** Milliseconds from the spawn to the first 200 of GET /v1/me; the program is then stopped. */
+/**
+ * Milliseconds from the spawn to the first 200 of GET /v1/me; the program is then stopped.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {Record<string, string | undefined>} env
+ * @param {string} cwd
+ */
 async function firstAnswer(command, args, env, cwd) {
   const port = await freePort()
   const start = performance.now()
@@ -42,6 +48,7 @@ try {
   copyFileSync(ONE_FILE, join(folder, 'call-sandbox.cjs'))
   copyFileSync(EXECUTABLE, join(folder, 'call-sandbox'))
   const noCache = { PATH: process.env.PATH, NODE_DISABLE_COMPILE_CACHE: '1' }
+  /** @type {[string, string, string[], Record<string, string | undefined>, string][]} */
   const starts = [
     ['the one file, Node 20', process.execPath, ['call-sandbox.cjs'], noCache, folder],
     ['the one file, Node 24', node24, ['call-sandbox.cjs'], noCache, folder],
