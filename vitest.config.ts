@@ -24,6 +24,8 @@ export default defineConfig({
       'test/package/**',
       // Servers over a Redis store run apart (npm run test:fleet): npm test needs no Redis.
       'test/fleet/**',
+      // The sandbox without the package runs apart (npm run test:anywhere): it needs the single executable built.
+      'test/anywhere/**',
       ...(lowestMsw ? ['src/storybook/sandboxParameters.test.ts', 'src/storybook/StoryHandler.reset.test.ts'] : []),
     ],
     globalSetup: ['test/support/leftovers.ts'],
