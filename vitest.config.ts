@@ -42,6 +42,8 @@ export default defineConfig({
       'test/package/**',
       // Servers over a Redis store run apart (npm run test:fleet): npm test needs no Redis.
       'test/fleet/**',
+      // The sandbox without the package runs apart (npm run test:anywhere): it needs the single executable built.
+      'test/anywhere/**',
       ...(lowestMsw ? ['src/storybook/sandboxParameters.test.ts', 'src/storybook/StoryHandler.reset.test.ts'] : []),
       // The README's set-up spells msw 2's option, the testing guide's other one msw 3's: each runs on its own msw.
       mswVariant === '3' ? 'test/readme.test.ts' : 'test/snippets/msw3.test.ts',

@@ -12,7 +12,7 @@
 // copies of zod 4 share their registry and config (zod keeps them on
 // globalThis). msw stays outside (a peer: the consumer's own copy), and so do
 // the other dependencies.
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { build } from 'rolldown'
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -23,7 +23,7 @@ const installed = [...Object.keys(manifest.peerDependencies), ...Object.keys(man
   (name) => !INLINED.has(name),
 )
 
-for (const folder of ['esm', 'cjs', 'bin'])
+for (const folder of ['esm', 'cjs', 'bin', 'call-sandbox.cjs'])
   rmSync(new URL(`../dist/${folder}`, import.meta.url), { recursive: true, force: true })
 
 const ENTRIES = {
@@ -80,3 +80,44 @@ await build({
   platform: 'node',
   output: { dir: 'dist/bin', format: 'esm', minify: true, entryFileNames: '[name].js' },
 })
+
+// @note The one file (dist/call-sandbox.cjs): the command again, with nothing left outside, for `node` alone in an
+// empty folder (a CI image without npm, a container, the single executable of `npm run build:sea`). The Redis
+// client comes inside (some 300 KB), and so do the files the package otherwise reads from its folders: the console
+// and Swagger UI, put in place of src/server/embeddedFiles.ts. CommonJS, as a single executable wants.
+const EMBEDDED_FOLDERS = ['console', 'dist/docs']
+await build({
+  input: { 'call-sandbox': 'src/server/cli.ts' },
+  platform: 'node',
+  plugins: [
+    {
+      name: 'embedded-files',
+      load: (id) => (id.replaceAll('\\', '/').endsWith('/src/server/embeddedFiles.ts') ? embeddedFilesModule() : null),
+    },
+  ],
+  output: {
+    dir: 'dist',
+    format: 'cjs',
+    banner: '#!/usr/bin/env node',
+    minify: { compress: true, mangle: true, codegen: { asciiOnly: true } },
+    entryFileNames: '[name].cjs',
+    codeSplitting: false,
+  },
+})
+chmodSync(new URL('../dist/call-sandbox.cjs', import.meta.url), 0o755)
+
+/** The module of every file of EMBEDDED_FOLDERS: text as a string literal, anything else as base64. */
+function embeddedFilesModule() {
+  const folders = EMBEDDED_FOLDERS.map((folder) => {
+    const url = new URL(`../${folder}/`, import.meta.url)
+    const files = readdirSync(url).map((name) => {
+      const bytes = readFileSync(new URL(name, url))
+      const text = bytes.toString('utf8')
+      const isText = Buffer.from(text).equals(bytes) && !text.includes('\0')
+      const value = isText ? JSON.stringify(text) : `Buffer.from(${JSON.stringify(bytes.toString('base64'))}, 'base64')`
+      return `[${JSON.stringify(name)}, ${value}]`
+    })
+    return `[${JSON.stringify(folder)}, new Map([${files.join(',\n')}])]`
+  })
+  return `export const EMBEDDED_FILES = new Map([${folders.join(',\n')}])\n`
+}

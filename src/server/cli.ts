@@ -222,7 +222,7 @@ async function main(): Promise<void> {
         ? [`world: recorded in ${options.world} (the keys above stand in for the keys that recorded it)`]
         : []),
     ]
-    console.log(lines.join('\n'))
+    // Before the banner: a supervisor may stop the server as soon as it reads that it listens.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
         console.log(`${signal}: closing`)
@@ -232,6 +232,7 @@ async function main(): Promise<void> {
         )
       })
     }
+    console.log(lines.join('\n'))
   } catch (error) {
     // A store's URL the message quotes may carry a password (`--store redis://:password@host`).
     console.error(`call-sandbox: ${withUserInfoShown(describe(error))}`)

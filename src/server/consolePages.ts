@@ -7,6 +7,7 @@ import { openSteps, type Plane } from '../http/pipeline.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { echoed } from '../text/echoed.js'
 import { NoQuery } from '../schemas/index.js'
+import { EMBEDDED_FILES } from './embeddedFiles.js'
 import { packageFolder } from './packageFolder.js'
 import { PAGE_HEADERS } from './pageHeaders.js'
 
@@ -36,10 +37,19 @@ const TYPES: Record<string, string> = {
 }
 
 /**
- * The console's files (`console/` in the package), read once: plain HTML, CSS and a script in a few ES modules, no
- * framework and no build step.
+ * The console's files (`console/` in the package, or inside the one-file build), read once: plain HTML, CSS and a
+ * script in a few ES modules, no framework and no build step.
  */
 function consoleFiles(): Map<string, string> {
+  const embedded = EMBEDDED_FILES.get('console')
+  if (embedded) {
+    const files = new Map<string, string>()
+    for (const name of FILES) {
+      const text = embedded.get(name)
+      if (typeof text === 'string') files.set(name, text)
+    }
+    return files
+  }
   const folder = packageFolder('console', 'console.js')
   if (folder === undefined) return new Map()
   return new Map(FILES.map((name) => [name, readFileSync(join(folder, name), 'utf8')]))

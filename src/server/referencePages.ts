@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from 'express'
-import { join } from 'node:path'
+import { extname, join } from 'node:path'
 import { DOCUMENT_PATH } from '../http/paths.js'
+import { EMBEDDED_FILES } from './embeddedFiles.js'
 import { packageFolder } from './packageFolder.js'
 import { PAGE_HEADERS } from './pageHeaders.js'
 
@@ -33,9 +34,15 @@ const SETTINGS = {
 }
 const INIT = `window.onload = () => {\n  window.ui = SwaggerUIBundle(${JSON.stringify(SETTINGS, null, 2)})\n}\n`
 
-/** Swagger UI's files, copied into the package's `dist/docs` by its build (`scripts/vendor-swagger-ui.mjs`). */
+/**
+ * Swagger UI's files, copied into the package's `dist/docs` by its build (`scripts/vendor-swagger-ui.mjs`), or
+ * inside the one-file build.
+ */
+const SWAGGER_UI_FOLDER = 'dist/docs'
+
+/** The folder of Swagger UI's files in the package; `undefined` when the build has not copied them. */
 function swaggerUiFolder(): string | undefined {
-  return packageFolder(join('dist', 'docs'), 'swagger-ui-bundle.js')
+  return packageFolder(join(...SWAGGER_UI_FOLDER.split('/')), 'swagger-ui-bundle.js')
 }
 
 /**
@@ -62,6 +69,15 @@ export function referencePages(): RequestHandler {
   router.get('/swagger-ui-init.js', (_request, response) => {
     response.type('js').send(INIT)
   })
+  const embedded = EMBEDDED_FILES.get(SWAGGER_UI_FOLDER)
+  if (embedded) {
+    router.get('/:file', (request, response, next) => {
+      const file = embedded.get(request.params.file)
+      if (file === undefined) return next()
+      response.type(extname(request.params.file)).send(file)
+    })
+    return router
+  }
   const files = swaggerUiFolder()
   if (files !== undefined) router.use(express.static(files, { index: false }))
   return router

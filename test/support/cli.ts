@@ -28,18 +28,23 @@ export interface Cli {
 const children = new Set<ChildProcess>()
 
 export function runCli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): Cli {
-  const child = spawn(process.execPath, [join(ROOT, CLI), ...args], {
-    cwd,
-    env: {
-      ...process.env,
-      PORT: undefined,
-      NODE_OPTIONS: undefined,
-      NODE_DISABLE_COMPILE_CACHE: undefined,
-      NODE_COMPILE_CACHE: COMPILE_CACHE,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const environment = {
+    ...process.env,
+    PORT: undefined,
+    NODE_OPTIONS: undefined,
+    NODE_DISABLE_COMPILE_CACHE: undefined,
+    NODE_COMPILE_CACHE: COMPILE_CACHE,
+    ...env,
+  }
+  return runProgram([process.execPath, join(ROOT, CLI), ...args], environment, cwd)
+}
+
+/**
+ * Any program (the one file under a Node, the single executable, a Dockerfile's command), with exactly the environment
+ * given: `{}` is `env -i`.
+ */
+export function runProgram([command, ...args]: string[], env: Record<string, string | undefined>, cwd = ROOT): Cli {
+  const child = spawn(command!, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.add(child)
   let stdout = ''
   let stderr = ''
