@@ -17,6 +17,7 @@ async function list(sandbox: Sandbox, path: string): Promise<{ text: string; jso
     sandbox,
     new Request(`https://api.example.com${path}`, { headers: { Authorization: KEY } }),
   )
+  if (!response) throw new Error(`No answer to ${path}.`)
   expect(response.status).toBe(200)
   const text = await response.text()
   return { text, json: JSON.parse(text) as ListBody }
@@ -70,7 +71,7 @@ describe('a list page kept as rendered', () => {
         body: JSON.stringify({ phone: '+14155550142', name: 'Ada Cached' }),
       }),
     )
-    expect(created.status).toBe(201)
+    expect(created?.status).toBe(201)
     const after = await list(sandbox, '/v1/contacts?limit=5')
     expect(after.json.data[0]).toMatchObject({ phone: '+14155550142', name: 'Ada Cached' })
   })
