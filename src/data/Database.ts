@@ -21,6 +21,9 @@ export type { Filters, Page, PageQuery } from './ListIndexes.js'
 
 type AnyRecord = StoredRecords[Kind]
 
+/** The last revision given to any database's records: one count for all of them, so no two states share one. */
+let lastRevision = 0
+
 /**
  * The sandbox's records: `@msw/data` collections (`RecordCollections`, the
  * one seam with it), plus the indexes a list endpoint needs (by id,
@@ -54,9 +57,19 @@ export class Database {
   #originals = new Map<string, [Kind, AnyRecord]>()
   /** What the transaction under way wrote, oldest first, to undo it should it fail. */
   #undo: Undo[] | undefined
+  #revision = ++lastRevision
+
+  /**
+   * Which state its records are in: a new number whenever a record is filed, changed or dropped, and never that of
+   * another database, so that what was made of one state (a rendered page) is known by it.
+   */
+  get revision(): number {
+    return this.#revision
+  }
 
   /** Replaces every record with `world`, a slice at a time, the event loop running between two slices. */
   async load(world: WorldRecords): Promise<void> {
+    this.#revision = ++lastRevision
     this.#collections.clear()
     this.#byId = byKind(() => new Map())
     this.#contactsByPhone = new Map()
@@ -82,6 +95,7 @@ export class Database {
       }
     }
     this.#lists = ListIndexes.of(loaded)
+    this.#revision = ++lastRevision
   }
 
   /** Whether anything was written since the last load. */
@@ -336,6 +350,7 @@ export class Database {
 
   /** Takes a record's current version out of the indexes that depend on its fields. */
   #forget(kind: Kind, record: AnyRecord): void {
+    this.#revision = ++lastRevision
     this.#lists.remove(kind, record)
     if (kind === 'contacts') this.#contactsByPhone.delete(phoneKey(record as StoredContact))
   }
@@ -359,6 +374,7 @@ export class Database {
   }
 
   #remember(kind: Kind, record: AnyRecord): void {
+    this.#revision = ++lastRevision
     this.#byId[kind].set(record.id, record)
     if (kind === 'contacts') this.#contactsByPhone.set(phoneKey(record as StoredContact), record.id)
   }

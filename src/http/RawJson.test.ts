@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bodyBytes, jsonOf, RawJson } from './RawJson.js'
+import { arrayJson, bodyBytes, jsonOf, RawJson } from './RawJson.js'
 
 const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decode(bodyBytes(body))
 
@@ -29,6 +29,18 @@ describe('bodyBytes', () => {
     expect(stringifyBody({ data: [] })).toBe('{"data":[]}')
     expect(stringifyBody({ data: [new RawJson('{"a":"é"}')], one: new RawJson('{}') })).toBe(
       '{"data":[{"a":"é"}],"one":{}}',
+    )
+  })
+})
+
+describe('arrayJson', () => {
+  it('writes an array as JSON.stringify does, each RawJson item as its bytes, sent as one RawJson', () => {
+    const items = [new RawJson('{"a":"é"}'), { b: 1 }, undefined, 'x']
+    const json = arrayJson(items)
+    expect(new TextDecoder().decode(json.bytes)).toBe(JSON.stringify([{ a: 'é' }, { b: 1 }, undefined, 'x']))
+    expect(new TextDecoder().decode(arrayJson([]).bytes)).toBe('[]')
+    expect(stringifyBody({ data: json, has_more: false })).toBe(
+      '{"data":[{"a":"é"},{"b":1},null,"x"],"has_more":false}',
     )
   })
 })

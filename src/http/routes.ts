@@ -24,7 +24,8 @@ import {
 import { ApiError } from '../schemas/ApiError.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { resourceOf, toCall, toCallWithMessages, toContact, toOrganization } from './resources.js'
-import { jsonOf } from './RawJson.js'
+import { arrayJson, jsonOf } from './RawJson.js'
+import { renderedPage } from './renderedPages.js'
 import { type ApiEndpoint, defineEndpoint } from './Endpoint.js'
 
 /*
@@ -37,8 +38,8 @@ import { type ApiEndpoint, defineEndpoint } from './Endpoint.js'
 const SHOWN: { [K in Kind]?: Shown<K> } = {
   calls: {
     // A live call's duration counts up with the clock: its text is made anew each time.
-    inList: (call, sandbox) =>
-      call.ended_at === null ? toCall(call, sandbox.clock.now()) : jsonOf(call, () => toCall(call, 0)),
+    inList: (call, now) => (call.ended_at === null ? toCall(call, now) : jsonOf(call, () => toCall(call, 0))),
+    steady: (call, now) => (call.ended_at === null ? steadyDuration(Date.parse(call.started_at), now) : ALWAYS),
     one: {
       response: CallWithMessages,
       show: (call, sandbox) => toCallWithMessages(call, sandbox.db.messages(call.id), sandbox.clock.now()),
@@ -47,8 +48,10 @@ const SHOWN: { [K in Kind]?: Shown<K> } = {
 }
 
 interface Shown<K extends Kind> {
-  /** The resource a record shows as in a list (its JSON text, `jsonOf`, where it does not move with the clock). */
-  inList?: (record: StoredRecords[K], sandbox: Sandbox) => unknown
+  /** The resource a record shows as in a list at `now` (its JSON text, `jsonOf`, where it does not move with the clock). */
+  inList?: (record: StoredRecords[K], now: number) => unknown
+  /** Where the listed resource moves with the clock: the instants between which it shows as at `now` (default always). */
+  steady?: (record: StoredRecords[K], now: number) => Steady
   /** What `GET /v1/{kind}/{id}` answers instead of the listed resource. */
   one?: { response: z.ZodType; show: (record: StoredRecords[K], sandbox: Sandbox) => unknown }
 }
@@ -129,8 +132,9 @@ function recordRoute<K extends Kind>(kind: K, summary: string): ApiEndpoint {
  */
 function listRoute<K extends Kind>(kind: K): ApiEndpoint {
   const show = resourceOf(kind)
-  const toResource =
-    (SHOWN[kind] as Shown<K> | undefined)?.inList ?? ((record: StoredRecords[K]) => jsonOf(record, () => show(record)))
+  const shown = SHOWN[kind] as Shown<K> | undefined
+  const toResource = shown?.inList ?? ((record: StoredRecords[K]) => jsonOf(record, () => show(record)))
+  const steady = shown?.steady ?? (() => ALWAYS)
   const filterFields = Object.entries(LIST_FILTERS[kind]) as Array<[string, { field: string }]>
   return defineEndpoint({
     method: 'GET',
@@ -149,18 +153,30 @@ function listRoute<K extends Kind>(kind: K): ApiEndpoint {
       } = values as { limit?: number; cursor?: string } & Record<string, unknown>
       const binding = { endpoint: kind, key: apiKey.key, filters: canonical(filters) }
       const after = cursor === undefined ? undefined : decodeCursor(cursor, binding, sandbox.cursorSecret)
-      const page = sandbox.db.page(kind, apiKey.organization.organization_id, {
+      const organizationId = apiKey.organization.organization_id
+      const query = {
         after,
         sinceMs: filters.since as number | undefined,
         limit,
         equals: equalsOf(filterFields, values),
+      }
+      const now = sandbox.clock.now()
+      const key = JSON.stringify([sandbox.db.revision, kind, organizationId, query])
+      const page = renderedPage(key, now, () => {
+        const { records, hasMore } = sandbox.db.page(kind, organizationId, query)
+        const [from, until] = records.reduce(
+          (window, record) => narrowed(window, steady(record, now)),
+          ALWAYS as Steady,
+        )
+        const data = arrayJson(records.map((record) => toResource(record, now)))
+        const last = records.at(-1)
+        return { data, hasMore, last: last && positionOf(last), from, until }
       })
-      const last = page.records.at(-1)
       return {
         body: {
-          data: page.records.map((record) => toResource(record, sandbox)),
+          data: page.data,
           has_more: page.hasMore,
-          next_cursor: page.hasMore && last ? encodeCursor(positionOf(last), binding, sandbox.cursorSecret) : null,
+          next_cursor: page.hasMore && page.last ? encodeCursor(page.last, binding, sandbox.cursorSecret) : null,
         },
       }
     },
@@ -175,6 +191,22 @@ function ownRecord<K extends Kind>(sandbox: Sandbox, apiKey: ApiKey, kind: K, id
     throw new ApiError('not_found', `No ${singular} has the id ${id}.`, { param: `${singular}_id` })
   }
   return record
+}
+
+/** The instants (epoch ms) between which a resource shows the same: from the first, included, to the second. */
+type Steady = readonly [number, number]
+const ALWAYS: Steady = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY]
+
+/** Where two windows overlap. */
+function narrowed([from, until]: Steady, [otherFrom, otherUntil]: Steady): Steady {
+  return [Math.max(from, otherFrom), Math.min(until, otherUntil)]
+}
+
+/** The window in which a live call started at `started` shows the duration it shows at `now` (whole seconds, from 0). */
+function steadyDuration(started: number, now: number): Steady {
+  const seconds = Math.floor((now - started) / 1_000)
+  if (seconds < 1) return [Number.NEGATIVE_INFINITY, started + 1_000]
+  return [started + seconds * 1_000, started + (seconds + 1) * 1_000]
 }
 
 /** The stored fields a page must match, from the list's filter parameters that were given. */

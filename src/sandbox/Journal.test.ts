@@ -185,3 +185,18 @@ describe('cutBody', () => {
     expect(cutBody(bytes('{"notes":"long"}'), 9)).toEqual({ body: '{"notes":', body_truncated: true })
   })
 })
+
+describe("a long body's text", () => {
+  it('is its own, whether the last body was the same, of the same length or another', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    const long = (letter: string) => bytes(`{"data":"${letter.repeat(2_000)}"}`)
+    const text = (letter: string) => `{"data":"${letter.repeat(2_000)}"}`
+    expect(cutBody(long('a')).body).toBe(text('a'))
+    expect(cutBody(long('a')).body).toBe(text('a'))
+    expect(cutBody(long('b')).body).toBe(text('b'))
+    const changed = long('b')
+    changed[changed.length - 3] = 'c'.charCodeAt(0)
+    expect(cutBody(changed).body).toBe(`${text('b').slice(0, -3)}c"}`)
+    expect(cutBody(long('b').subarray(0, 1_500)).body).toBe(text('b').slice(0, 1_500))
+  })
+})

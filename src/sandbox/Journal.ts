@@ -168,7 +168,33 @@ export function cutBody(
 ): Pick<JournalMessage, 'body' | 'body_truncated'> {
   if (body === null || body.byteLength === 0) return { body: null, body_truncated: false }
   const truncated = body.byteLength > bytes
-  return { body: decoder.decode(truncated ? body.subarray(0, bytes) : body), body_truncated: truncated }
+  return { body: textOf(truncated ? body.subarray(0, bytes) : body), body_truncated: truncated }
+}
+
+/** From this length a body's text is looked for among the last one's: below it, decoding costs less than comparing. */
+const SHARED_TEXT_FROM = 1024
+/** The last long body the journal decoded, and its text. */
+let lastText: { bytes: Uint8Array; text: string } | undefined
+
+/**
+ * The text of a body's bytes: for the same bytes as the last long body's, the same string. A list read again and
+ * again begins with the same kilobytes, which the journal then holds once, not once an entry: a thousand entries of
+ * 4 KiB each, thrown away as fast as they come, were much of the collector's work under load.
+ */
+function textOf(bytes: Uint8Array): string {
+  if (bytes.byteLength < SHARED_TEXT_FROM) return decoder.decode(bytes)
+  if (lastText && sameBytes(lastText.bytes, bytes)) return lastText.text
+  const text = decoder.decode(bytes)
+  lastText = { bytes: bytes.slice(), text }
+  return text
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false
+  // Node's Buffer compares as memcmp does; elsewhere (the browser's worker) byte by byte.
+  if (typeof Buffer !== 'undefined') return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /**

@@ -12,7 +12,16 @@ const MAX_ATTEMPTS = 50
 /** The records as everyone but a write sees them: to read, never to change. */
 export type Records = Pick<
   Database,
-  'get' | 'page' | 'count' | 'all' | 'messages' | 'contactByPhone' | 'pendingEndings' | 'changed' | 'changes'
+  | 'get'
+  | 'page'
+  | 'count'
+  | 'all'
+  | 'messages'
+  | 'contactByPhone'
+  | 'pendingEndings'
+  | 'changed'
+  | 'changes'
+  | 'revision'
 >
 
 /** What a write is handed: the records to change, and the random stream of its own number. */
