@@ -34,6 +34,37 @@ describe('examples/python-sync', () => {
     expect(python.stdout).toMatch(/^Python 3\.(9|\d\d)\./)
   })
 
+  it('retries exactly the faults a test arranged for its session: two 429s, a 503 on the third page, a dropped page', async () => {
+    const folder = emptyFolderWith(ONE_FILE, 'python-faults')
+    const { url } = await startOneFile(folder, ['--quiet', '--now', NOW])
+    const session = `${url}/sessions/python-faults`
+    const rules = [
+      { path: '/v1/calls', status: 429, times: 2 },
+      { path: '/v1/calls*', after: 4, status: 503 },
+      { path: '/v1/calls*', after: 6, error: 'network' },
+    ]
+    for (const rule of rules) {
+      const added = await fetch(`${session}/_sandbox/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(rule),
+      })
+      expect(added.status).toBe(201)
+    }
+    const args = [SYNC, '--base-url', session, '--key', 'sk_sandbox_all', '--state', join(folder, 'calls.json')]
+    const { stdout } = await promisify(execFile)('python3', [...args, '--page-size', '20'], { cwd: folder })
+    const expected = await allIds(url)
+    expect(JSON.parse(stdout)).toMatchObject({
+      calls: expected.length,
+      new: expected.length,
+      retried: { '429': 2, '5xx': 1, connection: 1 },
+    })
+    const listed = await (await fetch(`${session}/_sandbox/faults`)).json()
+    expect(listed.data.map(({ hits }: { hits: number }) => hits)).toEqual([2, 1, 1])
+    const failed = await (await fetch(`${session}/_sandbox/requests?path=/v1/calls*&status=4xx`)).json()
+    expect(failed.data.map(({ fault }: { fault?: string }) => fault)).toEqual(['flt_1', 'flt_1'])
+  })
+
   it('walks every page through 429s and 5xx, then finds with since a new call and calls that ended', async () => {
     const folder = emptyFolderWith(ONE_FILE, 'python-sync')
     const plain = await startOneFile(folder, ['--quiet', '--now', NOW])
