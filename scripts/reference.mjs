@@ -43,7 +43,7 @@ const WHEN = {
   session_limit_reached:
     'A new session name when the server keeps as many sessions as `--session-limit` allows; `details.session` names it. `Retry-After`: when the least recently used session expires (`--session-ttl`).',
   fault_rule_limit_reached:
-    'A new fault rule when the world holds 100 already (`POST /_sandbox/faults`); `details.limit` is that number. Remove one, or all (`DELETE /_sandbox/faults`).',
+    "A new fault rule when the world holds 100 already, or the server's sessions 10,000 together (`POST /_sandbox/faults`); `details.limit` is that number. Remove one, or all (`DELETE /_sandbox/faults`), or end sessions no test uses.",
   upstream_unreachable: 'Proxy mode: the real service could not be reached.',
   upstream_timeout: 'Proxy mode: the real service took longer than `--proxy-timeout`.',
   upstream_not_json: 'Proxy mode: the real service responded with something that is not JSON.',

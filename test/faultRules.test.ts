@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createSandbox, defaultOrganizations } from '../src/index.js'
-import { MAX_FAULT_RULES } from '../src/schemas/faultRule.js'
+import { MemoryRuleBook, RuleBudget } from '../src/sandbox/FaultRules.js'
+import { API_METHODS, MAX_FAULT_RULES, MAX_FAULT_RULES_IN_SERVER } from '../src/schemas/faultRule.js'
+import { routes } from '../src/http/routes.js'
 import { dataOf, postJson, using } from './support/control.js'
 import { inProcess, overHttp, type Transport } from './support/transports.js'
 
@@ -108,6 +110,36 @@ describe.each(named)('fault rules, %s', (_name, make) => {
       expect((await api.request('/v1/me', { key: null })).status).toBe(401)
     }))
 
+  it('a 409 met by a request without a key names no record; with a key, its own organization’s newest contact', () =>
+    using(make, {}, async (api) => {
+      await addRule(api, { path: '/v1/contacts', method: 'POST', status: 409, times: null })
+      const stranger = await postJson(api, '/v1/contacts', {}, { key: null })
+      expect(stranger.status).toBe(409)
+      expect(stranger.body.error.details).toEqual({ contact_id: null })
+      const newest = dataOf(await api.request('/v1/contacts?limit=1'))[0]
+      const own = await postJson(api, '/v1/contacts', {}, { key: 'sk_sandbox_all' })
+      expect(own.body.error.details).toEqual({ contact_id: newest.id })
+    }))
+
+  it('on a server with an admin token, only a request with a key or the token makes a session', () =>
+    using(make, { adminToken: 'admin-token-for-sessions' }, async (api) => {
+      const admin = { Authorization: 'Bearer admin-token-for-sessions' }
+      const stranger = await api.request('/sessions/by-stranger/v1/me', { key: null })
+      expect(stranger.status).toBe(401)
+      expect(stranger.body.error.message).toMatch(/does not exist yet/)
+      expect((await api.request('/sessions/by-stranger/_sandbox/health', { key: null })).status).toBe(401)
+      expect((await api.request('/sessions/by-stranger/openapi.json', { key: null })).status).toBe(200)
+      expect(
+        dataOf(await api.request('/_sandbox/sessions', { key: null, headers: admin })).map(
+          (s: { name: string }) => s.name,
+        ),
+      ).not.toContain('by-stranger')
+      expect((await api.request('/sessions/by-key/v1/me')).status).toBe(200)
+      expect((await api.request('/sessions/by-token/_sandbox/health', { key: null, headers: admin })).status).toBe(200)
+      // Made, a session answers a request without a key as any root does: 401 from its own world.
+      expect((await api.request('/sessions/by-key/v1/me', { key: null })).body.error.code).toBe('unauthorized')
+    }))
+
   it('delay_ms: a slow answer, then the real one', () =>
     using(make, {}, async (api) => {
       const rule = added(await addRule(api, { path: '/v1/me', delay_ms: 300 }))
@@ -173,6 +205,11 @@ describe.each(named)('fault rules, %s', (_name, make) => {
     ['probability 0', { path: '/v1/me', status: 500, probability: 0 }, 'probability'],
     ['probability over 1', { path: '/v1/me', status: 500, probability: 2 }, 'probability'],
     ['an unknown method', { path: '/v1/me', status: 500, method: 'BREW' }, 'method'],
+    [
+      'a method the API takes nowhere (HEAD is 405 before rules)',
+      { path: '/v1/calls', status: 503, method: 'HEAD' },
+      'method',
+    ],
     ['an unknown field', { path: '/v1/me', status: 500, when: 'now' }, 'when'],
   ])('refuses %s: 422 naming the field', (_what, rule, field) =>
     using(make, {}, async (api) => {
@@ -262,4 +299,46 @@ describe('fault rules and what the sandbox did not issue, and sessions put away'
       expect((await api.request('/sessions/kept-a/v1/me')).status).toBe(503)
       expect((await api.request('/sessions/kept-a/v1/me')).status).toBe(200)
     }))
+})
+
+describe('fault rules a server holds together', () => {
+  it('are the methods the API takes, no more', () => {
+    expect([...API_METHODS].sort()).toEqual([...new Set(routes.map(({ method }) => method))].sort())
+  })
+
+  it('books sharing a budget refuse past it with 409, and give back what they remove or clear', async () => {
+    const budget = new RuleBudget(3)
+    const [a, b] = [new MemoryRuleBook(budget), new MemoryRuleBook(budget)]
+    const rule = { path: '/v1/me', after: 0, times: 1, probability: 1, status: 500 as const }
+    await a.add(rule)
+    const second = await a.add(rule)
+    await b.add(rule)
+    await expect(b.add(rule)).rejects.toMatchObject({ status: 409, code: 'fault_rule_limit_reached' })
+    await a.remove(second?.id ?? '')
+    await b.add(rule)
+    await expect(a.add(rule)).rejects.toMatchObject({ code: 'fault_rule_limit_reached' })
+    await b.clear()
+    expect(await a.add(rule)).toBeDefined()
+  })
+
+  it(`${MAX_FAULT_RULES_IN_SERVER} in all across sessions; an ended session gives its rules back`, async () => {
+    const sandbox = createSandbox()
+    try {
+      const sessions = MAX_FAULT_RULES_IN_SERVER / MAX_FAULT_RULES
+      for (let n = 0; n < sessions; n++) {
+        const world = await sandbox.sessions.open(`full-${n}`)
+        for (let i = 0; i < MAX_FAULT_RULES; i++) await world.faults.add({ path: `/v1/x${i}`, status: 500 })
+      }
+      const more = await sandbox.sessions.open('one-more')
+      await expect(more.faults.add({ path: '/v1/me', status: 500 })).rejects.toMatchObject({
+        status: 409,
+        code: 'fault_rule_limit_reached',
+        message: expect.stringContaining(`hold ${MAX_FAULT_RULES_IN_SERVER} fault rules together`),
+      })
+      await sandbox.sessions.delete('full-0')
+      expect(await more.faults.add({ path: '/v1/me', status: 500 })).toMatchObject({ id: 'flt_1' })
+    } finally {
+      sandbox.stop()
+    }
+  })
 })

@@ -11,6 +11,8 @@ import type { UpstreamProxy } from '../proxy/UpstreamProxy.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { echoed } from '../text/echoed.js'
+import { bearerToken } from '../http/bearerToken.js'
+import { sameSecret } from '../sandbox/credentials.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 import type { FetchRequest } from '../http/FetchRequest.js'
@@ -132,6 +134,13 @@ export async function dispatch(
     return sessions.use(DEFAULT_SESSION, (world) =>
       proxy && plane === API ? proxy.answer(world, request, below, url) : runEndpoint(plane, contextOf(world)),
     )
+  const stranger = sessions.has(name) ? undefined : unprovenFirstRequest(sandbox, request)
+  if (stranger) {
+    // What no world of its own shapes (the session's OpenAPI document, liveness) is answered, and makes no session.
+    if (plane === DOCUMENT || plane === LIVENESS)
+      return underRoot(await runEndpoint(plane, contextOf(sessions.base)), root)
+    return refuse(sandbox, requestId, request, stranger)
+  }
   try {
     return underRoot(await sessions.use(name, (world) => runEndpoint(plane, contextOf(world))), root)
   } catch (error) {
@@ -246,4 +255,20 @@ function pathBelowBase(sandbox: Sandbox, url: URL): string | undefined {
   if (baseUrl === undefined) return url.pathname
   const href = url.origin + url.pathname
   return href.startsWith(`${baseUrl}/`) ? href.slice(baseUrl.length) : undefined
+}
+
+/**
+ * On a server with an admin token (one that listens beyond loopback), a session is made by its first request only
+ * when that request carries the admin token or one of the sandbox's keys: a client with neither cannot fill the
+ * session limit and lock out those who have them. Without an admin token, any first request makes its session.
+ */
+function unprovenFirstRequest(sandbox: Sandbox, request: FetchRequest): ApiError | undefined {
+  const { adminToken } = sandbox.options
+  if (adminToken === undefined) return undefined
+  const token = bearerToken(request.headers.get('authorization'))
+  if (token !== null && (sameSecret(token, adminToken) || sandbox.apiKey(token) !== undefined)) return undefined
+  return new ApiError(
+    'unauthorized',
+    'This session does not exist yet, and on a server with an admin token only a request with a key of the sandbox (Authorization: Bearer sk_…) or the admin token makes one.',
+  )
 }

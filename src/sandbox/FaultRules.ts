@@ -6,6 +6,7 @@ import {
   FaultRuleRequest,
   type FaultRuleSpec,
   MAX_FAULT_RULES,
+  MAX_FAULT_RULES_IN_SERVER,
 } from '../schemas/faultRule.js'
 import { parseBody } from '../schemas/parseBody.js'
 import { hash32 } from '../seed/random.js'
@@ -144,10 +145,25 @@ interface KeptRule {
 
 const NONE = Promise.resolve(undefined)
 
+/**
+ * How many rules the books of one server's sessions hold together, as their journals share one byte budget: each
+ * session's 100 rules stay while its world is put away, and would otherwise add up with the sessions.
+ */
+export class RuleBudget {
+  held = 0
+  constructor(readonly limit = MAX_FAULT_RULES_IN_SERVER) {}
+}
+
 /** A world's rules in this process's memory: every backend but a store a fleet shares. */
 export class MemoryRuleBook implements FaultRuleBook {
   #rules: KeptRule[] = []
   #made = 0
+  readonly #budget: RuleBudget
+
+  /** @param budget What it shares with the other sessions' books; a book of its own by default. */
+  constructor(budget = new RuleBudget()) {
+    this.#budget = budget
+  }
 
   get size(): number {
     return this.#rules.length
@@ -155,8 +171,17 @@ export class MemoryRuleBook implements FaultRuleBook {
 
   async add(rule: FaultRuleSpec): Promise<FaultRule | undefined> {
     if (this.#rules.length >= MAX_FAULT_RULES) return undefined
+    const { limit } = this.#budget
+    if (this.#budget.held >= limit) {
+      throw new ApiError(
+        'fault_rule_limit_reached',
+        `This server's sessions hold ${limit} fault rules together, the most it keeps. Remove rules (DELETE /_sandbox/faults) or end sessions no test uses (DELETE /_sandbox/sessions/{name}).`,
+        { details: { limit } },
+      )
+    }
     const kept = { rule: { id: `flt_${++this.#made}`, ...rule }, seen: 0, hits: 0 }
     this.#rules.push(kept)
+    this.#budget.held++
     return shown(kept)
   }
 
@@ -167,10 +192,12 @@ export class MemoryRuleBook implements FaultRuleBook {
   async remove(id: string): Promise<boolean> {
     const before = this.#rules.length
     this.#rules = this.#rules.filter(({ rule }) => rule.id !== id)
+    this.#budget.held -= before - this.#rules.length
     return this.#rules.length < before
   }
 
   async clear(restartIds = false): Promise<void> {
+    this.#budget.held -= this.#rules.length
     this.#rules = []
     if (restartIds) this.#made = 0
   }

@@ -43,6 +43,7 @@ export function newSession(
   options: Session['options'],
   journal: Journal,
   createdAt = Date.now(),
+  faultRules = new MemoryRuleBook(),
 ): Session {
   return {
     name,
@@ -56,7 +57,7 @@ export function newSession(
     inStore: false,
     journal,
     usage: new Usage(),
-    faultRules: new MemoryRuleBook(),
+    faultRules,
     settings: new Settings(),
   }
 }

@@ -1,3 +1,4 @@
+import { MemoryRuleBook, RuleBudget } from '../sandbox/FaultRules.js'
 import { Journal } from '../sandbox/Journal.js'
 import { faultOptionsOf, resolveOptions, type SandboxOptions, seedOfOptions } from '../sandbox/options.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
@@ -54,6 +55,8 @@ export class Sessions {
   /** Named sessions, least recently used first. */
   readonly #sessions = new Map<string, Session>()
   readonly #default: Session
+  /** The rules all its sessions' books hold together (`MAX_FAULT_RULES_IN_SERVER`). */
+  readonly #ruleBudget = new RuleBudget()
   #inMemory = 0
   readonly #listeners = new Listeners('a sessions listener')
   #store = new SessionStore()
@@ -303,13 +306,15 @@ export class Sessions {
   }
 
   #newSession(name: string, options: Session['options'], createdAt?: number): Session {
-    return newSession(name, options, new Journal(this.base.journal.capacity, this.base.journal.budget), createdAt)
+    const journal = new Journal(this.base.journal.capacity, this.base.journal.budget)
+    return newSession(name, options, journal, createdAt, new MemoryRuleBook(this.#ruleBudget))
   }
 
   /** Takes a session out: its world stopped, its journal's bytes given back. */
   #drop(session: Session): void {
     this.#sessions.delete(session.name)
     session.journal.clear()
+    void session.faultRules.clear()
     if (session.world) {
       session.world.stop()
       session.world = undefined
