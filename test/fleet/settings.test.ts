@@ -42,15 +42,16 @@ describe('settings of a session over one Redis node', () => {
       const where = root || 'the bare root'
       // B holds the world, under the starting settings, when A changes them.
       expect(await statuses(`${b.url}${root}`, 1), where).toEqual([200])
-      const changed = await control(a.url, `${root}/_sandbox/settings`, { rate_limit: '1/min', latency: 5 })
+      const change = { rate_limit: '1/min', error_rate: 0, latency: 5 }
+      const changed = await control(a.url, `${root}/_sandbox/settings`, change)
       const settings = { latency: { min: 5, max: 5 }, error_rate: 0, rate_limit: { limit: 1, window_ms: 60_000 } }
-      expect(changed.body.data, where).toEqual({ ...settings, changed: ['latency', 'rate_limit'] })
+      expect(changed.body.data, where).toEqual({ ...settings, changed: ['latency', 'error_rate', 'rate_limit'] })
       // B's next API request meets it: a new limit, so a fresh budget of one, counted by B alone.
       expect(await statuses(`${b.url}${root}`, 2), where).toEqual([200, 429])
       // A reset keeps the changed settings, on every server.
       expect((await control(a.url, `${root}/_sandbox/reset`, {})).status).toBe(200)
       const health = (await get(b.url, `${root}/_sandbox/health`)).body.data
-      expect(health.settings, where).toEqual({ ...settings, changed: ['latency', 'rate_limit'] })
+      expect(health.settings, where).toEqual({ ...settings, changed: ['latency', 'error_rate', 'rate_limit'] })
       const later = await serve()
       expect((await get(later.url, `${root}/_sandbox/settings`)).body.data, where).toEqual(changed.body.data)
 
