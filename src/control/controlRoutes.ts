@@ -245,7 +245,7 @@ export const controlRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'Read the settings',
     description:
-      "The latency, error rate and rate limit this root's API requests meet (the server's flags, a session's creation options, or changed since), and which were changed at run time.",
+      "The latency, error rate and rate limit this root's API requests meet (the server's flags, a session's creation options, or changed since, on any server of a fleet), and which were changed at run time.",
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(SettingsState),
@@ -257,13 +257,13 @@ export const controlRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'Change the settings',
     description:
-      'Changes the latency, error rate or rate limit from the next request on; a field left out stays as it is, `null` turns it off. `{"rate_limit": "2/min"}`, `{"latency": "100-400", "error_rate": 0.2}`. A new rate limit starts fresh budgets. A reset keeps the changed settings and replays the fault stream from its start under them; `DELETE /_sandbox/settings` goes back to those the root started with. Kept by this server only, not in a store.',
+      'Changes the latency, error rate or rate limit from the next request on; a field left out stays as it is, `null` turns it off. `{"rate_limit": "2/min"}`, `{"latency": "100-400", "error_rate": 0.2}`. A new rate limit starts fresh budgets. A reset keeps the changed settings and replays the fault stream from its start under them; `DELETE /_sandbox/settings` goes back to those the root started with. With a store servers share (`--store redis://`), the change is in the store before it is answered (503 `storage_unavailable` when the store refuses it), and every server applies it from its next request; each counts its own rate limit budgets.',
     pathParams: NoPath,
     query: NoQuery,
     body: SettingsRequest,
     response: RecordEnvelope(SettingsState),
-    answer: ({ sandbox, body }) => {
-      sandbox.settings.update(settingsChangeOf(body))
+    answer: async ({ sandbox, body }) => {
+      await sandbox.settings.updateEverywhere(settingsChangeOf(body))
       return { body: { data: sandbox.settings.state() } }
     },
   }),
@@ -273,12 +273,12 @@ export const controlRoutes: readonly Endpoint[] = [
     requires: 'admin token',
     summary: 'Restore the starting settings',
     description:
-      "Undoes every run-time change: back to the latency, error rate and rate limit this root started with (the server's flags and scenario, or the session's creation options).",
+      "Undoes every run-time change: back to the latency, error rate and rate limit this root started with (the server's flags and scenario, or the session's creation options); with a store servers share, on every server.",
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(SettingsState),
-    answer: ({ sandbox }) => {
-      sandbox.settings.restore()
+    answer: async ({ sandbox }) => {
+      await sandbox.settings.restoreEverywhere()
       return { body: { data: sandbox.settings.state() } }
     },
   }),

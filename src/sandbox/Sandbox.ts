@@ -305,6 +305,7 @@ export class Sandbox {
   keepWritesIn(store: StoreLog): void {
     this.#log.keepIn(store)
     if (store.shared) this.faults.keepIn(store.faultRules)
+    if (store.shared) this.settings.keepIn(store.settings)
   }
 
   /**

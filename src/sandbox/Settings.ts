@@ -2,12 +2,13 @@ import {
   ERROR_RATE_RULE,
   rateLimitOf,
   readErrorRate,
-  type SettingsRequest,
+  SettingsRequest,
   type SettingsState,
 } from '../schemas/settings.js'
 import { parseLatency, type Latency } from './latency.js'
 import type { ResolvedOptions } from './options.js'
 import { parseRateLimit, type RateLimit } from './RateLimiter.js'
+import type { SharedSettings } from './StoreLog.js'
 
 /** The latency, error rate and rate limit a world's API requests meet. */
 export interface FaultSettings {
@@ -48,7 +49,9 @@ type SettingName = keyof typeof WIRE_NAMES
  * restores the world and replays the fault stream from its start under the
  * settings in effect; `restore()` goes back to the starting ones. A
  * session keeps its settings apart from its world, as it keeps its
- * journal, so a world put away comes back with them.
+ * journal, so a world put away comes back with them. With a store a fleet
+ * shares (`keepIn`), `updateEverywhere` and `restoreEverywhere` keep the
+ * changes there, and every server applies them from its next request.
  *
  * @example
  * sandbox.settings.update({ rateLimit: '2/min', errorRate: null })
@@ -57,6 +60,7 @@ type SettingName = keyof typeof WIRE_NAMES
  */
 export class Settings {
   #start: FaultSettings | undefined
+  #shared: SharedSettings | undefined
   #changes: Partial<FaultSettings> = {}
   /** Worked out once a change, not once a request: every API request reads it. */
   #current: FaultSettings = NONE
@@ -84,14 +88,34 @@ export class Settings {
    * sandbox.settings.update({ latency: '100-400', errorRate: 0.2 })
    */
   update(change: SettingsChange): FaultSettings {
-    const parsed: Partial<FaultSettings> = {}
-    if (change.latency !== undefined)
-      parsed.latency = change.latency === null ? undefined : parseLatency(change.latency)
-    if (change.errorRate !== undefined) parsed.errorRate = checkedErrorRate(change.errorRate ?? 0)
-    if (change.rateLimit !== undefined)
-      parsed.rateLimit = change.rateLimit === null ? undefined : parseRateLimit(change.rateLimit)
-    this.#changes = { ...this.#changes, ...parsed }
+    this.#changes = { ...this.#changes, ...parsed(change) }
     return this.#settle()
+  }
+
+  /**
+   * As `update`, and with a store a fleet shares, kept there first: every server applies it from its next request.
+   * Rejects as the store refuses it (a `StorageUnavailableError`), changing none.
+   */
+  async updateEverywhere(change: SettingsChange): Promise<FaultSettings> {
+    const changes = { ...this.#changes, ...parsed(change) }
+    await this.#shared?.keep(keptText(changes))
+    this.#changes = changes
+    return this.#settle()
+  }
+
+  /** As `restore`, and with a store a fleet shares, kept there first (see `updateEverywhere`). */
+  async restoreEverywhere(): Promise<FaultSettings> {
+    await this.#shared?.keep(keptText({}))
+    return this.restore()
+  }
+
+  /** From now on the changes are the store's, which every server of a fleet applies; each counts its own budgets. */
+  keepIn(shared: SharedSettings): void {
+    this.#shared = shared
+    shared.follow((text) => {
+      this.#changes = changesOf(text)
+      this.#settle()
+    })
   }
 
   /**
@@ -112,7 +136,10 @@ export class Settings {
       latency: latency ? { min: latency.min, max: latency.max } : null,
       error_rate: errorRate,
       rate_limit: rateLimit ? { limit: rateLimit.limit, window_ms: rateLimit.windowMs } : null,
-      changed: (Object.keys(this.#changes) as SettingName[]).map((name) => WIRE_NAMES[name]),
+      // In one order, however the changes came: each server of a fleet shows the same.
+      changed: (Object.keys(WIRE_NAMES) as SettingName[])
+        .filter((name) => name in this.#changes)
+        .map((name) => WIRE_NAMES[name]),
     }
   }
 
@@ -126,6 +153,42 @@ export class Settings {
     this.#current = { ...NONE, ...this.#start, ...this.#changes }
     return this.#current
   }
+}
+
+/** A change as the sandbox takes it: throws a `RangeError` naming a value it cannot take. */
+function parsed(change: SettingsChange): Partial<FaultSettings> {
+  const changes: Partial<FaultSettings> = {}
+  if (change.latency !== undefined) changes.latency = change.latency === null ? undefined : parseLatency(change.latency)
+  if (change.errorRate !== undefined) changes.errorRate = checkedErrorRate(change.errorRate ?? 0)
+  if (change.rateLimit !== undefined)
+    changes.rateLimit = change.rateLimit === null ? undefined : parseRateLimit(change.rateLimit)
+  return changes
+}
+
+/** The changes as a fleet's store keeps them: a `POST /_sandbox/settings` body, `null` for a setting turned off. */
+export function keptText(changes: Partial<FaultSettings>): string {
+  const { latency, errorRate, rateLimit } = changes
+  const body: SettingsRequest = {}
+  if ('latency' in changes) body.latency = latency ? { min: latency.min, max: latency.max } : null
+  if ('errorRate' in changes) body.error_rate = errorRate ?? null
+  if ('rateLimit' in changes)
+    body.rate_limit = rateLimit ? { limit: rateLimit.limit, window_ms: rateLimit.windowMs } : null
+  return JSON.stringify(body)
+}
+
+/**
+ * The changes a fleet's store keeps (`keptText`): none for '' (none kept) or for what is not such a body, which only
+ * a hand in Redis writes (the sandbox keeps only what it took), so it is read as strictly as a request.
+ */
+function changesOf(text: string): Partial<FaultSettings> {
+  let body: unknown
+  try {
+    body = text === '' ? {} : JSON.parse(text)
+  } catch {
+    return {}
+  }
+  const read = SettingsRequest.safeParse(body)
+  return read.success ? parsed(settingsChangeOf(read.data)) : {}
 }
 
 function checkedErrorRate(value: number): number {

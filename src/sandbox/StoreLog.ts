@@ -52,6 +52,16 @@ export interface SharedLog {
   requests: SharedRequests
   /** The world's fault rules, which every server applies and counts in: `times: 3` fails three requests in all. */
   faultRules: FaultRuleBook
+  /** The world's run-time settings' changes, which every server applies (each counts its own rate limit budgets). */
+  settings: SharedSettings
+}
+
+/** A world's run-time settings' changes (as `Settings.keptText` writes them), kept where every server reads them. */
+export interface SharedSettings {
+  /** Resolves once the store has them; rejects with a `StorageUnavailableError` when it refuses them. */
+  keep(text: string): Promise<void>
+  /** From now on `apply` gets the changes another server kept, as `since` (every request's first step) finds them. */
+  follow(apply: (text: string) => void): void
 }
 
 /** The request journal and the usage report of a world, kept where every server of a fleet reads them. */

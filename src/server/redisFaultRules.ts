@@ -9,6 +9,11 @@ import { evalOf, keyOf } from './redisScripts.js'
  * reset: the next id), and per rule n, `r:n` (its fields as JSON), `seen:n` (the requests that matched it) and
  * `hits:n` (those it failed). Each script runs whole on the one node of the session, so a rule's counts are exact
  * whichever server a request reaches: `times: 3` fails three requests of the fleet in all.
+ *
+ * The same hash keeps the session's run-time settings, changed through `/_sandbox/settings`: `settings` (the changes
+ * as JSON, see `Settings.keptText`) and `settings_version`, counted up by each change; the log's read (every
+ * request's first step, `READ`) answers the version, and the JSON when it is not the one the server holds. A reset
+ * keeps them, as it keeps the settings in memory.
  */
 
 /** Keeps ARGV[2] (a rule's JSON) under the next id, unless ARGV[1] rules are kept already; its number, or nil. */
@@ -67,13 +72,35 @@ end
 return false
 `
 
-/** Forgets every rule; ARGV[1] = 1 starts the ids over too (a reset). */
+/** Forgets every rule, not the settings; ARGV[1] = 1 starts the ids over too (a reset). At most 300 fields and a few. */
 const CLEAR = `
-local made = redis.call('HGET', KEYS[1], 'made')
-redis.call('DEL', KEYS[1])
-if ARGV[1] ~= '1' and made then redis.call('HSET', KEYS[1], 'made', made) end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 8) ~= 'settings' and (field ~= 'made' or ARGV[1] == '1') then
+    redis.call('HDEL', KEYS[1], field)
+  end
+end
 return 1
 `
+
+/** Keeps ARGV[1], the settings' changes as JSON, for every server (TTL ARGV[2]); their new version. */
+const KEEP_SETTINGS = `
+local version = redis.call('HINCRBY', KEYS[1], 'settings_version', 1)
+redis.call('HSET', KEYS[1], 'settings', ARGV[1])
+if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return version
+`
+
+/**
+ * Keeps a session's run-time settings (as `Settings.keptText` writes them) where every server reads them: their new
+ * version, once Redis has them (see the note above).
+ *
+ * @example
+ * const version = await keepSettings(context, 'ci-1', '{"rate_limit":null}')
+ */
+export async function keepSettings({ send, ttlMs }: RequestsContext, session: string, text: string): Promise<number> {
+  const key = keyOf(session, 'faults')
+  return Number(await send(key, evalOf(KEEP_SETTINGS, [key], [text, ttlMs])))
+}
 
 /**
  * A session's fault rules, kept where every server of a fleet applies them and counts in them.

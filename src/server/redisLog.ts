@@ -3,7 +3,7 @@ import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/StoreLog.js
 import { LogEntry, Snapshot } from '../schemas/snapshot.js'
 import { COMPACTION_SLACK_BYTES } from '../sessions/Store.js'
 import { APPEND, COMPACT, evalOf, keyOf, LEASE, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'
-import { sharedFaultRules } from './redisFaultRules.js'
+import { keepSettings, sharedFaultRules } from './redisFaultRules.js'
 import { type RequestsContext, sharedRequests } from './redisRequests.js'
 
 /** How long the server that took the lease to compact a log has to do it, before another may. */
@@ -52,6 +52,17 @@ export function redisLog(context: LogContext, session: string): SharedLog {
   let tickets = 0
   let refreshedAt = Number.NEGATIVE_INFINITY
   let snapshot: Parameters<SharedLog['compactWith']>[0] | undefined
+  /** The version of the settings the world holds, and the ticket of the read or keep that brought it. */
+  let settingsVersion = 0
+  let settingsTicket = 0
+  let applySettings: (text: string) => void = () => {}
+  const settingsAre = (version: number, ticket: number) => {
+    // A read answered after a newer keep or read of this world is stale: the next one brings what is newer.
+    if (ticket < settingsTicket) return false
+    settingsVersion = version
+    settingsTicket = ticket
+    return true
+  }
   /** Runs a script of the log from where the world stands (or `at`). */
   const run = (script: string, args: ReadonlyArray<string | number>, at: Place = place) =>
     send(head, evalOf(script, keys, [at.generation, at.position, at.tag, ...args]))
@@ -93,8 +104,9 @@ export function redisLog(context: LogContext, session: string): SharedLog {
     },
     since: async () => {
       const ticket = ++tickets
-      const answer = (await run(READ, [refreshing(false)])) as [number, number, 0 | 1, string[], string | null, string]
-      const [generation, start, whole, texts, kept, keptTag] = answer
+      const answer = (await run(READ, [refreshing(false), settingsVersion])) as ReadAnswer
+      const [generation, start, whole, texts, kept, keptTag, version, settings] = answer
+      if (settings !== null && settingsAre(Number(version), ticket)) applySettings(settings)
       if (!whole && texts.length === 0) return undefined
       const entries = texts.map((text) => LogEntry.parse(JSON.parse(text.slice(TAG_LENGTH))))
       const last = texts.at(-1)?.slice(0, TAG_LENGTH) ?? (whole ? keptTag : place.tag)
@@ -132,8 +144,20 @@ export function redisLog(context: LogContext, session: string): SharedLog {
     },
     requests: sharedRequests(context, session),
     faultRules: sharedFaultRules(context, session),
+    settings: {
+      keep: async (text) => {
+        const ticket = ++tickets
+        settingsAre(await keepSettings(context, session, text), ticket)
+      },
+      follow: (apply) => {
+        applySettings = apply
+      },
+    },
   }
 }
+
+/** `READ`'s answer: where the log stands, its entries, the snapshot (a whole read), and the settings' version and JSON. */
+type ReadAnswer = [number, number, 0 | 1, string[], string | null, string, number, string | null]
 
 /** A snapshot as log entries: back to its seed, then one write of everything it holds. */
 function entriesOf({ clock_offset_ms, changes, ...world }: Snapshot): LogEntry[] {

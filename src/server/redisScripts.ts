@@ -44,9 +44,9 @@ export function keyOf(session: string, what: (typeof SESSION_KEYS)[number]): str
   return `${PREFIX}{${session}}:${what}`
 }
 
-/** The keys the log's scripts take: those that expire, then the lease of the compaction. */
+/** The keys the log's scripts take: those that expire, the lease of the compaction, then the fault rules' hash. */
 export function worldKeys(session: string): string[] {
-  return [...EXPIRING, 'compacting' as const].map((what) => keyOf(session, what))
+  return [...EXPIRING, 'compacting' as const, 'faults' as const].map((what) => keyOf(session, what))
 }
 
 /** Every key of a session: what its end deletes. */
@@ -81,13 +81,23 @@ end
  * What is after the world's place: `{generation, position, 0, entries}`;
  * or, when its place is no longer in the log, all of it:
  * `{generation, base, 1, entries, snapshot or false, the snapshot's tag}`.
+ * Either is followed by the run-time settings' version (in `:faults`, see
+ * `redisFaultRules.ts`) and, when it is not ARGV[5] (the one the server
+ * holds), their JSON ('' for none), else false: every request reads the
+ * log first, so each server applies a change from its next request on.
  */
 export const READ = `${PLACE}
+local version = tonumber(redis.call('HGET', KEYS[8], 'settings_version') or '0')
+local settings = false
+if version ~= tonumber(ARGV[5]) then settings = redis.call('HGET', KEYS[8], 'settings') or '' end
+if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[8], ARGV[4]) end
 if fits then
-  if position == base + length then return {generation, position, 0, {}} end
-  return {generation, position, 0, redis.call('LRANGE', KEYS[2], position - base, -1)}
+  local entries = {}
+  if position < base + length then entries = redis.call('LRANGE', KEYS[2], position - base, -1) end
+  return {generation, position, 0, entries, false, '', version, settings}
 end
-return {generation, base, 1, redis.call('LRANGE', KEYS[2], 0, -1), redis.call('GET', KEYS[3]), head[3] or ''}
+local all = redis.call('LRANGE', KEYS[2], 0, -1)
+return {generation, base, 1, all, redis.call('GET', KEYS[3]), head[3] or '', version, settings}
 `
 
 /**

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { listening, runCli } from '../support/cli.js'
 import { type RedisServer, startRedis } from '../support/redisServer.js'
 import { NOW } from '../support/transports.js'
-import { allContacts, createContact, get, redisCli, server, stopServers } from './fleet.js'
+import { allContacts, control, createContact, get, redisCli, server, stopServers } from './fleet.js'
 
 let redis: RedisServer
 
@@ -57,6 +57,10 @@ describe('servers over one Redis node, when something dies', () => {
     expect(read.status).toBe(503)
     expect(read.body.error.code).toBe('storage_unavailable')
     expect((await get(a.url, '/_sandbox/health')).status).toBe(503)
+    // A settings change is kept in the store before it is answered: none, and no server applies it.
+    const setting = await control(a.url, '/_sandbox/settings', { rate_limit: '1/min' })
+    expect(setting.status).toBe(503)
+    expect(setting.body.error.code).toBe('storage_unavailable')
     // Alive, not ready: a probe takes the server out until Redis is back.
     expect((await get(a.url, '/_sandbox/live')).status).toBe(200)
     expect((await get(a.url, '/_sandbox/ready')).body.error.code).toBe('storage_unavailable')
@@ -76,6 +80,7 @@ describe('servers over one Redis node, when something dies', () => {
     const phones = (await allContacts(a.url)).map(({ phone }) => phone)
     expect(phones).toEqual(expect.arrayContaining(['+14155550104', '+14155550105']))
     expect(phones.filter((phone) => phone === '+14155550105')).toHaveLength(1)
+    expect((await get(a.url, '/_sandbox/settings')).body.data.changed).toEqual([])
   })
 
   it('keeps every acknowledged write across a Redis restart under load', async () => {

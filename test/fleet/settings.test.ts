@@ -1,7 +1,7 @@
 /**
  * Run-time settings in a fleet (`--store redis://`): what a session was created with is kept in the store beside its
- * options, so every server applies it; a change made at run time (`POST /_sandbox/settings`) is the server's own, and
- * a rate limit's budgets are each server's.
+ * options, and a change made at run time (`POST`/`DELETE /_sandbox/settings`) in the store's fault rules hash, so
+ * every server applies both; a rate limit's budgets are each server's.
  */
 import { describe, expect, it } from 'vitest'
 import { control, get, server, storeOf, TOPOLOGIES } from './fleet.js'
@@ -15,7 +15,7 @@ describe('settings of a session over one Redis node', () => {
     return seen
   }
 
-  it('a session’s creation settings reach every server; a run-time change stays on the server that took it', async () => {
+  it('a session’s creation settings reach every server', async () => {
     const [a, b] = [await serve(), await serve()]
     const created = await control(a.url, '/_sandbox/sessions', { name: 'tight', rate_limit: '2/min', error_rate: 0 })
     expect(created.status).toBe(201)
@@ -25,14 +25,44 @@ describe('settings of a session over one Redis node', () => {
     // Each server counts its own budgets.
     expect(await statuses(`${a.url}/sessions/tight`, 1)).toEqual([200])
 
-    const changed = await control(a.url, '/sessions/tight/_sandbox/settings', { rate_limit: null })
-    expect(changed.body.data).toMatchObject({ rate_limit: null, changed: ['rate_limit'] })
-    expect((await get(b.url, '/sessions/tight/_sandbox/settings')).body.data).toEqual(tight)
     // A session made by its first request takes the server's flags, on each server.
     expect((await get(b.url, '/sessions/plain/_sandbox/settings')).body.data.rate_limit).toEqual({
       limit: 50,
       window_ms: 60_000,
     })
+  })
+
+  it('a run-time change and its restore reach every server, at the bare root and in a session', async () => {
+    const [a, b] = [await serve(), await serve()]
+    expect((await control(a.url, '/_sandbox/sessions', { name: 'tight', rate_limit: '2/min' })).status).toBe(201)
+    for (const [root, started] of [
+      ['', { limit: 50, window_ms: 60_000 }],
+      ['/sessions/tight', { limit: 2, window_ms: 60_000 }],
+    ] as const) {
+      const where = root || 'the bare root'
+      // B holds the world, under the starting settings, when A changes them.
+      expect(await statuses(`${b.url}${root}`, 1), where).toEqual([200])
+      const change = { rate_limit: '1/min', error_rate: 0, latency: 5 }
+      const changed = await control(a.url, `${root}/_sandbox/settings`, change)
+      const settings = { latency: { min: 5, max: 5 }, error_rate: 0, rate_limit: { limit: 1, window_ms: 60_000 } }
+      expect(changed.body.data, where).toEqual({ ...settings, changed: ['latency', 'error_rate', 'rate_limit'] })
+      // B's next API request meets it: a new limit, so a fresh budget of one, counted by B alone.
+      expect(await statuses(`${b.url}${root}`, 2), where).toEqual([200, 429])
+      // A reset keeps the changed settings, on every server.
+      expect((await control(a.url, `${root}/_sandbox/reset`, {})).status).toBe(200)
+      const health = (await get(b.url, `${root}/_sandbox/health`)).body.data
+      expect(health.settings, where).toEqual({ ...settings, changed: ['latency', 'error_rate', 'rate_limit'] })
+      const later = await serve()
+      expect((await get(later.url, `${root}/_sandbox/settings`)).body.data, where).toEqual(changed.body.data)
+
+      const restored = await fetch(`${b.url}${root}/_sandbox/settings`, { method: 'DELETE' })
+      expect(restored.status, where).toBe(200)
+      const start = { latency: null, error_rate: 0, rate_limit: started, changed: [] }
+      expect((await get(a.url, `${root}/_sandbox/settings`)).body.data, where).toEqual(start)
+      expect((await get(later.url, `${root}/_sandbox/health`)).body.data.settings, where).toEqual(start)
+      // Back to the starting limit: a fresh budget on A, which had spent none under it.
+      expect(await statuses(`${a.url}${root}`, 1), where).toEqual([200])
+    }
   })
 
   it('a server started later applies the settings of the scenario a session’s last reset seeded', async () => {
