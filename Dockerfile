@@ -18,4 +18,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/_sandbox/ready`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "/sandbox/call-sandbox.cjs", "--host", "0.0.0.0"]
 # Options go after the image's name: docker run ... call-sandbox --seed 7 --rate-limit 60/min
+# Another port: -e PORT=8080, not --port, so that the health check asks the port the server listens on.
 CMD []
