@@ -136,8 +136,8 @@ export async function dispatch(
     )
   const stranger = sessions.has(name) ? undefined : unprovenFirstRequest(sandbox, request)
   if (stranger) {
-    // What no world of its own shapes (the session's OpenAPI document, liveness) is answered, and makes no session.
-    if (plane === DOCUMENT || plane === LIVENESS)
+    // What no world of its own shapes (its OpenAPI document, liveness, the console's files) answers, making nothing.
+    if (plane === DOCUMENT || plane.needsWorld === false)
       return underRoot(await runEndpoint(plane, contextOf(sessions.base)), root)
     return refuse(sandbox, requestId, request, stranger)
   }
