@@ -128,9 +128,20 @@ class ApiSteps implements PlaneSteps {
     if (this.#rateLimit) setRateLimitHeaders(reply.headers, this.#rateLimit)
     if (this.#preferences.applied.length > 0)
       reply.headers.set('Preference-Applied', this.#preferences.applied.join(', '))
-    // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
-    const entry = journalEntry(context.sandbox, { ...context, status: reply.status, key: this.#token, reply })
+    // Named, not spread: every answer makes an entry.
+    const { sandbox, requestId, request, path, url, started } = context
+    const entry = journalEntry(sandbox, {
+      requestId,
+      request,
+      path,
+      url,
+      started,
+      status: reply.status,
+      key: this.#token,
+      reply,
+    })
     if (this.#rule) entry.fault = this.#rule.id
+    // The usage report counts every request of a valid key, also those that stopped before the key check (404, 405).
     const usage =
       this.#presented && usageOf(context, this.#presented, endpoint as ApiEndpoint | undefined, reply.status)
     context.sandbox.recordRequest(entry, usage)

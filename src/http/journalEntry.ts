@@ -42,7 +42,7 @@ export function journalEntry(
   const { adminToken } = sandbox.options
   // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
   const scrubber = requestScrubber(sandbox, request)
-  return {
+  const entry: JournalEntry = {
     request_id: requestId,
     method: request.method,
     path: scrubber.text(path),
@@ -51,11 +51,13 @@ export function journalEntry(
     key: key === null ? null : shownCredential(key, adminToken),
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
-    ...(reply && {
-      request: messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber),
-      response: messageOf(reply.headers, reply.body, adminToken, scrubber),
-    }),
   }
+  // Set, not spread in: every answer makes an entry, and a spread object is made and copied.
+  if (reply) {
+    entry.request = messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber)
+    entry.response = messageOf(reply.headers, reply.body, adminToken, scrubber)
+  }
+  return entry
 }
 
 /**
@@ -78,9 +80,11 @@ function messageOf(
     const earlier = kept[name]
     kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
   }
+  const { headers: cut, headers_truncated } = cutHeaders(Object.entries(kept))
   const { body: text, body_truncated } = cutBody(body)
   return {
-    ...cutHeaders(Object.entries(kept)),
+    headers: cut,
+    headers_truncated,
     body: text === null ? null : scrubber.text(text, body_truncated),
     body_truncated,
   }

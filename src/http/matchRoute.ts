@@ -75,7 +75,7 @@ function methodsOf(routes: readonly Matchable[]): string[] {
 }
 
 function matchPath(pattern: string, segments: string[]): Record<string, string> | undefined {
-  const parts = pattern.split('/')
+  const parts = partsOf(pattern)
   if (parts.length !== segments.length) return undefined
   const values: Record<string, string> = {}
   for (let i = 0; i < parts.length; i++) {
@@ -89,6 +89,22 @@ function matchPath(pattern: string, segments: string[]): Record<string, string> 
     }
   }
   return values
+}
+
+/**
+ * Each route pattern's segments, split once: every request is matched against every route of its plane. The patterns
+ * are the endpoints' own, never a client's; bounded all the same, past which a pattern is split each time.
+ */
+const patternParts = new Map<string, readonly string[]>()
+const KEPT_PATTERNS = 1024
+
+function partsOf(pattern: string): readonly string[] {
+  let parts = patternParts.get(pattern)
+  if (!parts) {
+    parts = pattern.split('/')
+    if (patternParts.size < KEPT_PATTERNS) patternParts.set(pattern, parts)
+  }
+  return parts
 }
 
 function safeDecode(segment: string): string {

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { answer } from '../handlers/answer.js'
 import { Sandbox } from '../sandbox/Sandbox.js'
 import { RawJson } from './RawJson.js'
-import { type RenderedPage, renderedPage } from './renderedPages.js'
+import { decodeCursor, encodeCursor } from './cursor.js'
+import { nextCursorOf, type RenderedPage, renderedPage } from './renderedPages.js'
 
 const NOW = '2026-11-20T12:00:00.000Z'
 const KEY = 'Bearer sk_sandbox_all'
@@ -49,6 +50,39 @@ describe('renderedPage', () => {
     expect(renderedPage(key, 2_000, render)).not.toBe(first)
     expect(renderedPage(key, 999, render)).not.toBe(first)
     expect(renders).toBe(3)
+  })
+})
+
+describe('nextCursorOf', () => {
+  const LAST = { t: Date.parse(NOW), id: '3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f' }
+  const BINDING = { endpoint: 'calls', key: 'sk_sandbox_all', filters: '[]' }
+  const page = (hasMore: boolean): RenderedPage => ({
+    data: new RawJson('[]'),
+    hasMore,
+    last: LAST,
+    from: 0,
+    until: 1,
+  })
+
+  it('is the cursor encodeCursor makes, for each key, filters and secret the page is asked with', () => {
+    const kept = page(true)
+    const asked = [
+      [BINDING, 'secret 1'],
+      [BINDING, 'secret 1'],
+      [{ ...BINDING, key: 'sk_sandbox_read' }, 'secret 1'],
+      [{ ...BINDING, filters: '[["status","completed"]]' }, 'secret 1'],
+      [BINDING, 'secret 2'],
+      [BINDING, 'secret 1'],
+    ] as const
+    for (const [binding, secret] of asked) {
+      const cursor = nextCursorOf(kept, binding, secret)
+      expect(cursor).toBe(encodeCursor(LAST, binding, secret))
+      expect(decodeCursor(cursor!, binding, secret)).toEqual(LAST)
+    }
+  })
+
+  it('is null on the last page', () => {
+    expect(nextCursorOf(page(false), BINDING, 'secret 1')).toBeNull()
   })
 })
 

@@ -22,10 +22,10 @@ import {
   recordPath,
 } from '../schemas/index.js'
 import { ApiError } from '../schemas/ApiError.js'
-import { decodeCursor, encodeCursor } from './cursor.js'
+import { decodeCursor } from './cursor.js'
 import { resourceOf, toCall, toCallWithMessages, toContact, toOrganization } from './resources.js'
 import { arrayJson, jsonOf } from './RawJson.js'
-import { renderedPage } from './renderedPages.js'
+import { nextCursorOf, renderedPage } from './renderedPages.js'
 import { type ApiEndpoint, defineEndpoint } from './Endpoint.js'
 
 /*
@@ -176,7 +176,7 @@ function listRoute<K extends Kind>(kind: K): ApiEndpoint {
         body: {
           data: page.data,
           has_more: page.hasMore,
-          next_cursor: page.hasMore && page.last ? encodeCursor(page.last, binding, sandbox.cursorSecret) : null,
+          next_cursor: nextCursorOf(page, binding, sandbox.cursorSecret),
         },
       }
     },
