@@ -23,7 +23,7 @@ const RULES = [
   { path: '/v1/contacts*', method: 'POST', status: 422, times: null },
   { path: '/v2/*', status: 500, times: null },
   { path: '/v1/mee', status: 500, times: null },
-  { path: '/v1/calls', method: 'DELETE', status: 500, times: null },
+  { path: '/v1/calls', method: 'POST', status: 500, times: null },
 ]
 
 /**
