@@ -1,18 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll } from 'vitest'
 
 /** The built program (`npm test` builds it first). */
 export const CLI = 'dist/bin/call-sandbox.js'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /**
- * Node's compile cache for the program in these tests (see bin.ts), not the system's temp folder; removed at the end.
+ * Node's compile cache for the program in these tests (see bin.ts): the project's own, the one `test:msw3` uses, not
+ * a folder of the system's temp folder, which a run stopped before its `afterAll` left behind.
  */
-const COMPILE_CACHE = mkdtempSync(join(tmpdir(), 'call-sandbox-compile-cache-'))
-afterAll(() => rmSync(COMPILE_CACHE, { recursive: true, force: true }))
+const COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'node-compile-cache')
 
 /** A running `call-sandbox` program and what it printed so far. */
 export interface Cli {
