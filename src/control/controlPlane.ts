@@ -62,16 +62,20 @@ export function adminSteps({ sandbox, request }: RequestContext): PlaneSteps {
 
 /** The admin token's check, when the sandbox has one: 401 without it. Compared in constant time (`sameSecret`). */
 function checkAdminToken(sandbox: Sandbox, authorization: string | null): void {
-  const { adminToken } = sandbox.options
-  if (adminToken === undefined) return
-  const token = bearerToken(authorization)
-  if (token === null || !sameSecret(token, adminToken)) {
+  if (sandbox.options.adminToken === undefined) return
+  if (!isAdminToken(sandbox, bearerToken(authorization))) {
     const problem = authorization ? 'carries another token' : 'has no Authorization header'
     throw new ApiError(
       'unauthorized',
       `The control plane wants Authorization: Bearer <admin token> (--admin-token); this request ${problem}.`,
     )
   }
+}
+
+/** Whether a bearer token is the sandbox's admin token (false when it has none): compared in constant time. */
+export function isAdminToken(sandbox: Sandbox, token: string | null): boolean {
+  const { adminToken } = sandbox.options
+  return adminToken !== undefined && token !== null && sameSecret(token, adminToken)
 }
 
 /** Every endpoint under `/_sandbox/` (the sessions' at the bare root only): what its 404 lists, and OpenAPI shows. */

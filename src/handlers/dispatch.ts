@@ -1,4 +1,4 @@
-import { CONTROL, LIVENESS, SESSIONS } from '../control/controlPlane.js'
+import { CONTROL, isAdminToken, LIVENESS, SESSIONS } from '../control/controlPlane.js'
 import { API } from '../http/apiPlane.js'
 import type { Observer, RequestContext } from '../http/Endpoint.js'
 import { matchRoute, methodsAt } from '../http/matchRoute.js'
@@ -12,7 +12,6 @@ import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { echoed } from '../text/echoed.js'
 import { bearerToken } from '../http/bearerToken.js'
-import { sameSecret } from '../sandbox/credentials.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 import type { FetchRequest } from '../http/FetchRequest.js'
@@ -263,10 +262,9 @@ function pathBelowBase(sandbox: Sandbox, url: URL): string | undefined {
  * session limit and lock out those who have them. Without an admin token, any first request makes its session.
  */
 function unprovenFirstRequest(sandbox: Sandbox, request: FetchRequest): ApiError | undefined {
-  const { adminToken } = sandbox.options
-  if (adminToken === undefined) return undefined
+  if (sandbox.options.adminToken === undefined) return undefined
   const token = bearerToken(request.headers.get('authorization'))
-  if (token !== null && (sameSecret(token, adminToken) || sandbox.apiKey(token) !== undefined)) return undefined
+  if (isAdminToken(sandbox, token) || (token !== null && sandbox.apiKey(token) !== undefined)) return undefined
   return new ApiError(
     'unauthorized',
     'This session does not exist yet, and on a server with an admin token only a request with a key of the sandbox (Authorization: Bearer sk_…) or the admin token makes one.',
