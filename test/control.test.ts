@@ -614,7 +614,7 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(listed.response.body_truncated).toBe(false)
     })
 
-    it('filters by method, path, status, key and since, and counts what matches, the limit aside', async () => {
+    it('filters by method, path, status, key, since, until and request id, and counts what matches, the limit aside', async () => {
       await api.request('/v1/calls?limit=1')
       await api.request('/v1/calls?limit=1', { key: 'sk_sandbox_readonly' })
       await api.request('/v1/contacts?limit=1', { key: 'sk_sandbox_calls' })
@@ -631,7 +631,17 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect([limited.data.length, limited.count]).toEqual([1, 4])
       expect((await found(`since=${encodeURIComponent(NOW)}`)).count).toBe(5)
       expect((await found('since=2026-11-20T12:00:01Z')).count).toBe(0)
+      expect((await found(`until=${encodeURIComponent(NOW)}`)).count).toBe(0)
+      expect((await found('since=2026-11-20T11:00:00Z&until=2026-11-20T12:00:01Z')).count).toBe(5)
+      const [newest, older] = (await found('limit=2')).data
+      const byId = await found(`request_id=${older.request_id}`)
+      expect([byId.count, byId.data[0].request_id, byId.data[0].path]).toEqual([1, older.request_id, older.path])
+      expect(newest.request_id).not.toBe(older.request_id)
+      expect((await found('request_id=req_notOneOfTheJournals')).count).toBe(0)
       for (const [query, param] of [
+        ['until=tomorrow', 'until'],
+        ['request_id=9f3', 'request_id'],
+        [`request_id=req_${'x'.repeat(65)}`, 'request_id'],
         ['status=4x', 'status'],
         ['path=v1', 'path'],
         ['since=yesterday', 'since'],

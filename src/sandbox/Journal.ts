@@ -32,6 +32,10 @@ export interface JournalFilter {
   key?: string
   /** Answered at or after this instant of the sandbox clock (epoch ms). */
   since?: number
+  /** Answered before this instant of the sandbox clock (epoch ms): with `since`, a time range. */
+  until?: number
+  /** The one request of this id (`X-Request-Id`, as a client's devtools show it). */
+  request_id?: string
 }
 
 /**
@@ -128,7 +132,7 @@ export class Journal {
  * filterEntries(entries, { status: '4xx' })
  */
 export function filterEntries(entries: readonly JournalEntry[], filter: JournalFilter): JournalEntry[] {
-  const { method, path, status, key, since } = filter
+  const { method, path, status, key, since, until, request_id } = filter
   const shownKey = key === undefined ? undefined : shownCredential(key)
   return entries.filter(
     (entry) =>
@@ -136,7 +140,9 @@ export function filterEntries(entries: readonly JournalEntry[], filter: JournalF
       (path === undefined || matchesPath(entry.path, path)) &&
       (status === undefined || matchesStatus(entry.status, status)) &&
       (key === undefined || entry.key === key || entry.key === shownKey) &&
-      (since === undefined || Date.parse(entry.timestamp) >= since),
+      (request_id === undefined || entry.request_id === request_id) &&
+      (since === undefined || Date.parse(entry.timestamp) >= since) &&
+      (until === undefined || Date.parse(entry.timestamp) < until),
   )
 }
 

@@ -17,6 +17,19 @@ const limit = z
   .transform(Number)
   .pipe(z.int().min(1, { error: LIMIT_MESSAGE }).max(MAX_LIMIT, { error: LIMIT_MESSAGE }))
 
+/** A journal filter's instant: an ISO 8601 date-time, as epoch ms. */
+function journalInstant(name: string) {
+  return z.string().transform((text, context) => {
+    const ms = parseInstant(text)
+    if (ms !== undefined) return ms
+    context.addIssue({
+      code: 'custom',
+      message: `${name} must be an ISO 8601 date-time, such as 2026-11-20T12:00:00Z.`,
+    })
+    return z.NEVER
+  })
+}
+
 /** The request journal's filters (`GET /_sandbox/requests`): each given one must match. */
 export const JournalQuery = z.object({
   limit: z
@@ -42,16 +55,13 @@ export const JournalQuery = z.object({
     .string()
     .min(1, { error: 'key must be an API key, such as sk_sandbox_all, or one as the journal shows it, such as …abcd.' })
     .optional(),
-  since: z
+  since: journalInstant('since').optional(),
+  until: journalInstant('until').optional(),
+  /** One request's id, as its `X-Request-Id` header gave it. */
+  request_id: z
     .string()
-    .transform((text, context) => {
-      const ms = parseInstant(text)
-      if (ms !== undefined) return ms
-      context.addIssue({
-        code: 'custom',
-        message: 'since must be an ISO 8601 date-time, such as 2026-11-20T12:00:00Z.',
-      })
-      return z.NEVER
+    .regex(/^req_[A-Za-z0-9_-]{1,64}$/, {
+      error: 'request_id must be a request id, such as req_3kTq9XbZ2Lw8PpYd1VnR5sAe.',
     })
     .optional(),
 })
