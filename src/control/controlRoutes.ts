@@ -15,6 +15,7 @@ import {
   JournalEntry,
   JournalQuery,
   Meta,
+  KeyInfo,
   KeyUsage,
   parseInstant,
   CallWithMessages,
@@ -35,6 +36,7 @@ import { defineEndpoint, type Endpoint } from '../http/Endpoint.js'
 import { noDrift } from '../proxy/Drift.js'
 import { READINESS_PATH } from '../http/paths.js'
 import { settingsChangeOf } from '../sandbox/Settings.js'
+import { shownCredential } from '../sandbox/credentials.js'
 
 /**
  * A simulated call's organization and reason must exist: what the schema
@@ -177,6 +179,27 @@ export const controlRoutes: readonly Endpoint[] = [
     query: NoQuery,
     response: RecordEnvelope(z.array(KeyUsage)),
     answer: async ({ sandbox }) => ({ body: { data: await sandbox.usageReport(routes) } }),
+  }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/_sandbox/keys',
+    requires: 'admin token',
+    summary: 'The API keys and their scopes',
+    description:
+      "The keys the API takes, each with its organization and scopes: which key to use for an endpoint, or which has the scope a 403 named. A built-in key is shown whole; a key of the user's own organizations (`--organizations`) by its last 4 characters at most, as the journal shows it.",
+    pathParams: NoPath,
+    query: NoQuery,
+    response: RecordEnvelope(z.array(KeyInfo)),
+    answer: ({ sandbox }) => ({
+      body: {
+        data: sandbox.apiKeys.map(({ key, organization, scopes }) => ({
+          key: shownCredential(key, sandbox.options.adminToken),
+          organization_id: organization.organization_id,
+          organization_name: organization.organization_name,
+          scopes: [...scopes],
+        })),
+      },
+    }),
   }),
   defineEndpoint({
     method: 'POST',

@@ -260,6 +260,18 @@ export const SessionInfo = z.object({
 })
 export type SessionInfo = z.infer<typeof SessionInfo>
 
+/**
+ * One of the sandbox's API keys as `GET /_sandbox/keys` lists it: shown as the journal shows a key (a built-in key
+ * whole, a key of a user's own organizations by its last 4 at most), with its organization and scopes.
+ */
+export const KeyInfo = z.object({
+  key: z.string(),
+  organization_id: Uuid,
+  organization_name: z.string(),
+  scopes: z.array(Scope),
+})
+export type KeyInfo = z.infer<typeof KeyInfo>
+
 export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string(), current: z.boolean() })
 
 /**
