@@ -63,8 +63,9 @@ cpSync('dist/src', 'dist/cjs/types', {
 await build({
   input: { cli: 'src/server/cli.ts' },
   platform: 'node',
-  // Loaded only with --store redis://, from the package's own dependencies: a start without it pays nothing for it.
-  external: outside(['@redis/client']),
+  // Loaded only with --store redis://, and by the mcp command, from the package's own dependencies: a start without
+  // them pays nothing for them.
+  external: outside(['@redis/client', '@modelcontextprotocol/sdk']),
   // ASCII only (non-ASCII characters escaped: faker's emoji, typographic quotes):
   // V8 then keeps the source in one byte a character, not two (1.7 MB less RSS).
   output: {
@@ -85,10 +86,13 @@ await build({
 // empty folder (a CI image without npm, a container, the single executable of `npm run build:sea`). The Redis
 // client comes inside (some 300 KB), and so do the files the package otherwise reads from its folders: the console
 // and Swagger UI, put in place of src/server/embeddedFiles.ts. CommonJS, as a single executable wants.
+// The MCP SDK stays out (its own dependencies, ajv and the rest, would double the file for a command an agent starts
+// with npx anyway): there, `call-sandbox mcp` says it needs the npm package.
 const EMBEDDED_FOLDERS = ['console', 'dist/docs']
 await build({
   input: { 'call-sandbox': 'src/server/cli.ts' },
   platform: 'node',
+  external: outside(['@modelcontextprotocol/sdk']),
   plugins: [
     {
       name: 'embedded-files',

@@ -7,7 +7,7 @@ import { FaultRule, FaultRuleRequest, MAX_FAULT_RULES, NoPath, NoQuery, RecordEn
 
 const FAULTS_PATH = '/_sandbox/faults'
 
-const FaultPath = z.object({
+export const FaultPath = z.object({
   fault_id: z.string().regex(/^flt_\d{1,12}$/, { error: 'fault_id must be a rule id such as flt_1.' }),
 })
 

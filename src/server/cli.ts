@@ -11,7 +11,13 @@ import { parseRateLimit } from '../sandbox/RateLimiter.js'
 import { parseSessionTtl } from '../sessions/expiry.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
-import { DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_RANGE, type RunningServer, startServer } from './startServer.js'
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  REQUEST_TIMEOUT_RANGE,
+  type RunningServer,
+  type ServerOptions,
+  startServer,
+} from './startServer.js'
 
 const program = new Command()
   .name('call-sandbox')
@@ -150,7 +156,39 @@ Examples:
   call-sandbox --world recorded.json                       (its recorded responses, served by the sandbox)`,
   )
 
-const options = program.parse().opts<{
+program
+  .command('mcp')
+  .description(
+    'An MCP server over stdio for coding agents: tools to call the API, read the journal and why a request was refused, reset, move the clock, ring a call, add faults and manage sessions. It runs a sandbox of its own with the options above (--seed, --now, --scenario, ...), or steers a running one (--url, its admin token in CALL_SANDBOX_ADMIN_TOKEN). See docs/guides/mcp.md.',
+  )
+  .option(
+    '--url <url>',
+    'a running sandbox to steer, such as http://127.0.0.1:4010, instead of one of its own',
+    upstreamUrl,
+  )
+  .action(async ({ url }: { url?: string }) => {
+    try {
+      const { adminToken, ...rest } = program.opts<CommandOptions>()
+      if (url !== undefined) {
+        const ignored = program.options.filter(
+          (option) =>
+            option.attributeName() !== 'adminToken' && program.getOptionValueSource(option.attributeName()) === 'cli',
+        )
+        if (ignored.length > 0)
+          throw new Error(
+            `${ignored[0]!.long} shapes the mcp command's own sandbox; with --url, the running one is as it was started.`,
+          )
+      }
+      const { runMcp } = await import('./mcp/runMcp.js')
+      await runMcp({ url, adminToken, server: serverOptionsOf(rest) })
+    } catch (error) {
+      console.error(`call-sandbox mcp: ${withUserInfoShown(describe(error))}`)
+      process.exit(1)
+    }
+  })
+program.action(main)
+
+type CommandOptions = {
   port: number
   host: string
   seed: number
@@ -181,26 +219,17 @@ const options = program.parse().opts<{
   quiet?: boolean
   metrics: boolean
   log: 'text' | 'json'
-}>()
+}
 
 /**
  * @note A function, not top-level await: the command is bundled as CommonJS,
  * which `bin.ts` requires.
  */
 async function main(): Promise<void> {
+  const options = program.opts<CommandOptions>()
   try {
     const started = performance.now()
-    const { proxy, proxyTimeout, log: logFormat, ...rest } = options
-    if (proxyTimeout !== undefined && proxy === undefined)
-      throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
-    if (options.storeReplicas !== undefined && options.store === undefined)
-      throw new Error('--store-replicas goes with --store redis://host:port.')
-    const running = await startServer({
-      ...rest,
-      logFormat,
-      organizations: options.organizations as never,
-      proxy: proxy === undefined ? undefined : { upstream: proxy, timeoutMs: proxyTimeout },
-    })
+    const running = await startServer(serverOptionsOf(options))
     const { sandbox } = running
     const width = Math.max(...sandbox.apiKeys.map(({ key }) => key.length))
     const lines = [
@@ -240,7 +269,22 @@ async function main(): Promise<void> {
   }
 }
 
-void main()
+program.parse()
+
+/** The server's options from the command's: the ones the command and `mcp` share. */
+function serverOptionsOf(options: Omit<CommandOptions, 'adminToken'> & { adminToken?: string }): ServerOptions {
+  const { proxy, proxyTimeout, log: logFormat, ...rest } = options
+  if (proxyTimeout !== undefined && proxy === undefined)
+    throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
+  if (options.storeReplicas !== undefined && options.store === undefined)
+    throw new Error('--store-replicas goes with --store redis://host:port.')
+  return {
+    ...rest,
+    logFormat,
+    organizations: options.organizations as never,
+    proxy: proxy === undefined ? undefined : { upstream: proxy, timeoutMs: proxyTimeout },
+  }
+}
 
 function describeRestored({ path, entries, sessions, writes }: NonNullable<RunningServer['restored']>): string {
   if (entries === 0 && sessions === 0 && writes === 0) return `data: ${path} (new: every write is kept there)`

@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { packageFolder } from '../packageFolder.js'
+import { type ServerOptions, startServer } from '../startServer.js'
+import { registerTools } from './mcpTools.js'
+import { SandboxConnection } from './SandboxConnection.js'
+
+/** The most one message from the agent may hold: a tool's input is a few kilobytes; stdin is read no further. */
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+/** The most values (array elements and object members) one tool call's arguments may hold. */
+const MAX_ARGUMENT_ELEMENTS = 10_000
+
+export interface McpOptions {
+  /** A running sandbox to steer; absent: one started in this process. */
+  url?: string
+  /** With `url`: its admin token (`CALL_SANDBOX_ADMIN_TOKEN`). */
+  adminToken?: string
+  /** Without `url`: the sandbox's options, as the command takes them. */
+  server: ServerOptions
+}
+
+/**
+ * `call-sandbox mcp`: an MCP server over stdio whose tools drive one sandbox over HTTP, either its own (started here
+ * on a free loopback port, with an admin token nobody else knows) or a running one (`--url`).
+ *
+ * @note stdout is the MCP channel: anything else written there breaks the agent's connection, so every console
+ * method writes to stderr from here on, and the sandbox runs quiet.
+ */
+export async function runMcp(options: McpOptions): Promise<void> {
+  for (const method of ['log', 'info', 'debug', 'warn'] as const) console[method] = console.error
+  const { sandbox, close } = await connect(options)
+  const [{ McpServer }, { StdioServerTransport }] = await Promise.all([
+    importSdk(() => import('@modelcontextprotocol/sdk/server/mcp.js')),
+    importSdk(() => import('@modelcontextprotocol/sdk/server/stdio.js')),
+  ])
+  const server = new McpServer(
+    { name: 'call-sandbox', version: packageVersion() },
+    {
+      maxToolInputElements: MAX_ARGUMENT_ELEMENTS,
+      instructions:
+        "A seeded, stateful sandbox of the call-handling API. Call it as your client would (call_api), then see why a request was refused (list_requests, explain_request). Keys and their scopes: the call-sandbox://keys resource; the API's shape: call-sandbox://openapi.json; how it behaves where the API description is silent: call-sandbox://contract.",
+    },
+  )
+  registerTools(server, sandbox)
+  registerResources(server, sandbox)
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES })
+  let closing = false
+  const shutDown = () => {
+    if (closing) return
+    closing = true
+    server
+      .close()
+      .then(close)
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, shutDown)
+  await server.connect(transport)
+  // The agent ends the server by closing its stdin (then by a signal if it lingers): the requests it sent before
+  // are answered first.
+  const answering = countAnswering(transport)
+  process.stdin.once('end', () => answering.whenIdle(shutDown))
+  console.error(`call-sandbox mcp: ${options.url === undefined ? 'its own sandbox' : sandbox.url}, over stdio`)
+}
+
+/** The requests received and not yet answered, so that a closing stdin does not cut them off. */
+function countAnswering(transport: Transport) {
+  const unanswered = new Set<string | number>()
+  let idle: (() => void) | undefined
+  const receive = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && 'id' in message) unanswered.add(message.id)
+    receive?.(message, extra)
+  }
+  const send = transport.send.bind(transport)
+  transport.send = async (message, options) => {
+    await send(message, options)
+    if (!('method' in message) && 'id' in message && message.id !== undefined) unanswered.delete(message.id)
+    if (unanswered.size === 0) idle?.()
+  }
+  return {
+    whenIdle(then: () => void) {
+      idle = then
+      if (unanswered.size === 0) then()
+    },
+  }
+}
+
+async function connect(options: McpOptions): Promise<{ sandbox: SandboxConnection; close: () => Promise<void> }> {
+  if (options.url !== undefined) {
+    const sandbox = new SandboxConnection(options.url.replace(/\/+$/, ''), options.adminToken)
+    // A wrong URL or token is said now, at start, rather than at every tool call.
+    await sandbox.control('GET', '/_sandbox/health')
+    return { sandbox, close: async () => {} }
+  }
+  const adminToken = randomBytes(24).toString('base64url')
+  const running = await startServer({ ...options.server, host: '127.0.0.1', port: 0, quiet: true, adminToken })
+  return { sandbox: new SandboxConnection(running.url, adminToken), close: () => running.close() }
+}
+
+function registerResources(
+  server: import('@modelcontextprotocol/sdk/server/mcp.js').McpServer,
+  sandbox: SandboxConnection,
+) {
+  server.registerResource(
+    'openapi',
+    'call-sandbox://openapi.json',
+    {
+      title: 'OpenAPI document',
+      description:
+        "The API as the sandbox serves it: every endpoint, parameter, schema and error, and the sandbox's keys.",
+      mimeType: 'application/json',
+    },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'application/json', text: await sandbox.openApiDocument() }],
+    }),
+  )
+  server.registerResource(
+    'contract',
+    'call-sandbox://contract',
+    {
+      title: 'Behaviour contract',
+      description:
+        'How the sandbox behaves where the API description is silent: errors and their order, lists, cursors, records, the control plane.',
+      mimeType: 'text/markdown',
+    },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: contractPage() }] }),
+  )
+  server.registerResource(
+    'keys',
+    'call-sandbox://keys',
+    {
+      title: 'API keys',
+      description:
+        "The sandbox's API keys, each with its organization and scopes: which key to send to which endpoint.",
+      mimeType: 'application/json',
+    },
+    async (uri) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'application/json',
+          text: JSON.stringify(await sandbox.control('GET', '/_sandbox/keys'), null, 2),
+        },
+      ],
+    }),
+  )
+}
+
+/** The package's docs/behaviour.md: the package ships docs/. */
+function contractPage(): string {
+  const folder = packageFolder('docs', 'behaviour.md')
+  if (folder === undefined) throw new Error('docs/behaviour.md is not beside the command: reinstall call-sandbox.')
+  return readFileSync(join(folder, 'behaviour.md'), 'utf8')
+}
+
+function packageVersion(): string {
+  const folder = packageFolder('.', 'package.json')
+  return folder === undefined
+    ? '0.0.0'
+    : (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version
+}
+
+/**
+ * @note The one-file build (dist/call-sandbox.cjs) leaves the SDK out: without the npm package beside it, this says
+ * so instead of a module error.
+ */
+async function importSdk<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load()
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' &&
+      (error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND'
+    )
+      throw error
+    throw new Error(
+      'mcp needs the npm package (it brings @modelcontextprotocol/sdk, which the one-file build leaves out): run npx call-sandbox mcp.',
+    )
+  }
+}
