@@ -1,0 +1,340 @@
+/**
+ * `call-sandbox mcp` as an agent drives it: the built program (`npm run build` first), spawned by the MCP SDK's own
+ * client over stdio, with a sandbox of its own and against a running server.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type RunningServer, startServer } from '../src/server/startServer.js'
+import { CLI, killChildren, runCli } from './support/cli.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const NOW = '2026-11-20T12:00:00Z'
+const ADMIN_TOKEN = 'mcp-test-admin-token-0123456789'
+
+const TOOLS = [
+  'call_api',
+  'list_requests',
+  'explain_request',
+  'reset',
+  'advance_clock',
+  'set_clock',
+  'ring_call',
+  'add_fault',
+  'list_faults',
+  'remove_fault',
+  'create_session',
+  'list_sessions',
+  'delete_session',
+  'usage',
+]
+/** The tools whose control plane is per session, and so take `session`. */
+const PER_SESSION = TOOLS.filter((name) => !name.endsWith('_session') && name !== 'list_sessions')
+
+interface ToolAnswer {
+  isError?: boolean
+  text: string
+}
+
+/** The environment of the spawned program: this one's, without an admin token unless given. */
+function environment(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && name !== 'CALL_SANDBOX_ADMIN_TOKEN' && name !== 'PORT') env[name] = value
+  return { ...env, NODE_COMPILE_CACHE: join(ROOT, 'node_modules', '.cache', 'node-compile-cache'), ...extra }
+}
+
+async function connect(args: string[], env: Record<string, string>) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(ROOT, CLI), 'mcp', ...args],
+    env,
+    stderr: 'pipe',
+  })
+  const client = new Client({ name: 'call-sandbox-test', version: '1.0.0' })
+  await client.connect(transport)
+  return { client, transport }
+}
+
+interface Mode {
+  name: string
+  start(): Promise<{ args: string[]; env: Record<string, string>; stop(): Promise<void> }>
+}
+
+const modes: Mode[] = [
+  {
+    name: 'with a sandbox of its own',
+    start: async () => ({ args: ['--seed', '1', '--now', NOW], env: environment(), stop: async () => {} }),
+  },
+  {
+    name: 'against a running server (--url, the admin token from the environment)',
+    start: async () => {
+      const server: RunningServer = await startServer({ port: 0, quiet: true, now: NOW, adminToken: ADMIN_TOKEN })
+      return {
+        args: ['--url', server.url],
+        env: environment({ CALL_SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN }),
+        stop: () => server.close(),
+      }
+    },
+  },
+]
+
+beforeAll(() => {
+  if (!existsSync(join(ROOT, CLI))) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`)
+})
+
+describe.each(modes)('call-sandbox mcp $name', (mode) => {
+  let client: Client
+  let transport: StdioClientTransport
+  let stop: () => Promise<void>
+
+  async function call(name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
+    const result = (await client.callTool({ name, arguments: args })) as {
+      isError?: boolean
+      content: { type: string; text: string }[]
+    }
+    return { isError: result.isError, text: result.content.map(({ text }) => text).join('\n') }
+  }
+  async function json<T = any>(name: string, args: Record<string, unknown> = {}): Promise<T> {
+    const answer = await call(name, args)
+    expect(answer.isError, answer.text).toBeFalsy()
+    return JSON.parse(answer.text) as T
+  }
+
+  beforeAll(async () => {
+    const started = await mode.start()
+    stop = started.stop
+    ;({ client, transport } = await connect(started.args, started.env))
+  })
+  afterAll(async () => {
+    const pid = transport?.pid
+    await client?.close()
+    // Closing its stdin ends the program: it closes its sandbox (if its own) and exits.
+    if (pid) await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(), { timeout: 10_000, interval: 50 })
+    await stop?.()
+  })
+  beforeEach(async () => {
+    await json('reset')
+  })
+
+  it('lists the tools, each described, and the resources', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map(({ name }) => name).sort()).toEqual([...TOOLS].sort())
+    for (const tool of tools) {
+      expect(tool.description?.length, tool.name).toBeGreaterThan(40)
+      const properties = Object.keys(tool.inputSchema.properties ?? {})
+      expect(properties.includes('session'), `${tool.name} takes session`).toBe(PER_SESSION.includes(tool.name))
+    }
+    const addFault = tools.find(({ name }) => name === 'add_fault')!
+    // Made from the sandbox's own fault rule schema: its fields and bounds.
+    expect(addFault.inputSchema.properties).toMatchObject({
+      path: { type: 'string', maxLength: 512 },
+      delay_ms: { maximum: 60_000 },
+    })
+    const { resources } = await client.listResources()
+    expect(resources.map(({ uri }) => uri).sort()).toEqual([
+      'call-sandbox://contract',
+      'call-sandbox://keys',
+      'call-sandbox://openapi.json',
+    ])
+  })
+
+  it('reads the OpenAPI document, the behaviour contract and the keys', async () => {
+    const read = async (uri: string) => {
+      const { contents } = await client.readResource({ uri })
+      return (contents[0] as { text: string }).text
+    }
+    expect(JSON.parse(await read('call-sandbox://openapi.json'))).toMatchObject({
+      openapi: expect.stringMatching(/^3\.1/),
+    })
+    expect(await read('call-sandbox://contract')).toMatch(/^# How the sandbox behaves/)
+    const keys = JSON.parse(await read('call-sandbox://keys')) as { key: string; scopes: string[] }[]
+    expect(keys.map(({ key }) => key)).toEqual([
+      'sk_sandbox_all',
+      'sk_sandbox_readonly',
+      'sk_sandbox_calls',
+      'sk_sandbox_org2',
+    ])
+    expect(keys[2]!.scopes).toEqual(['calls:read'])
+  })
+
+  it('call_api answers as the client gets it: status, the headers that matter, the body', async () => {
+    const answer = await json('call_api', { path: '/v1/calls?limit=2', key: 'sk_sandbox_all' })
+    expect(answer.status).toBe(200)
+    expect(answer.headers['x-request-id']).toMatch(/^req_/)
+    expect(answer.body.data).toHaveLength(2)
+    const created = await json('call_api', {
+      method: 'POST',
+      path: '/v1/contacts',
+      key: 'sk_sandbox_all',
+      body: { phone: '+14155550123', name: 'Ada' },
+    })
+    expect(created.status).toBe(201)
+    expect(created.headers.location).toBe(`/v1/contacts/${created.body.data.id}`)
+  })
+
+  it('call_api: an API refusal is the answer, not a tool error', async () => {
+    const answer = await call('call_api', { path: '/v1/leads', key: 'sk_sandbox_calls' })
+    expect(answer.isError).toBeFalsy()
+    const refusal = JSON.parse(answer.text)
+    expect(refusal.status).toBe(403)
+    expect(refusal.body.error.code).toBe('insufficient_scope')
+    const badJson = await json('call_api', { method: 'POST', path: '/v1/contacts', key: 'sk_sandbox_all', body: '{' })
+    expect(badJson.body.error.code).toBe('invalid_json')
+  })
+
+  it('list_requests: each entry with its reason and near miss, filtered', async () => {
+    await json('call_api', { path: '/v1/calls?limt=2', key: 'sk_sandbox_all' })
+    await json('call_api', { path: '/v1/leads', key: 'sk_sandbox_calls' })
+    await json('call_api', { path: '/v1/me', key: 'sk_sandbox_all' })
+    const refused = await json<any[]>('list_requests', { status: '4xx' })
+    expect(refused.map(({ status }) => status)).toEqual([403, 400])
+    expect(refused[0].reason).toMatchObject({ code: 'insufficient_scope', details: { required_scope: 'leads:read' } })
+    expect(refused[1].reason).toMatchObject({
+      code: 'unknown_parameter',
+      param: 'limt',
+      details: { did_you_mean: 'limit' },
+    })
+    expect(await json<any[]>('list_requests', { limit: '1' })).toMatchObject([{ path: '/v1/me', status: 200 }])
+    expect(await json<any[]>('list_requests', { key: 'sk_sandbox_calls' })).toHaveLength(1)
+  })
+
+  it('explain_request: what was sent, what came back, why, and what to change', async () => {
+    const scope = await json('call_api', { path: '/v1/leads', key: 'sk_sandbox_calls' })
+    const scopeText = (await call('explain_request', { request_id: scope.headers['x-request-id'] })).text
+    expect(scopeText).toContain('Sent: GET /v1/leads, with the key sk_sandbox_calls')
+    expect(scopeText).toContain('Answered: 403')
+    expect(scopeText).toContain('Why: insufficient_scope')
+    expect(scopeText).toMatch(/Missing scope: leads:read .*Keys that have it: sk_sandbox_all .*sk_sandbox_readonly/)
+    expect(scopeText).not.toContain('sk_sandbox_org2')
+
+    const typo = await json('call_api', { path: '/v1/calls?limt=2', key: 'sk_sandbox_all' })
+    const typoText = (await call('explain_request', { request_id: typo.body.meta.request_id })).text
+    expect(typoText).toContain('Did you mean limit? Send that instead of limt.')
+
+    const invalid = await json('call_api', {
+      method: 'POST',
+      path: '/v1/contacts',
+      key: 'sk_sandbox_all',
+      body: { phone: '555', email: 'nope' },
+    })
+    const invalidText = (await call('explain_request', { request_id: invalid.headers['x-request-id'] })).text
+    expect(invalidText).toContain('Request body: {"phone":"555","email":"nope"}')
+    expect(invalidText).toMatch(/- phone: .*\n- email: /)
+
+    const fine = await json('call_api', { path: '/v1/me', key: 'sk_sandbox_all' })
+    expect((await call('explain_request', { request_id: fine.headers['x-request-id'] })).text).toContain(
+      'Nothing: the request succeeded.',
+    )
+  })
+
+  it('explain_request: an unknown request id is a tool error', async () => {
+    const answer = await call('explain_request', { request_id: 'req_nothingLikeThisWasSent0' })
+    expect(answer.isError).toBe(true)
+    expect(answer.text).toContain('No request req_nothingLikeThisWasSent0 in the journal')
+  })
+
+  it('bad input is a tool error naming the field', async () => {
+    const path = await call('call_api', { path: 'v1/calls' })
+    expect(path.isError).toBe(true)
+    expect(path.text).toMatch(/path/)
+    const status = await call('add_fault', { path: '/v1/calls', status: 418 })
+    expect(status.isError).toBe(true)
+    expect(status.text).toMatch(/must be an error status.* at status/)
+    const unknown = await call('reset', { scenario: 'default', colour: 'blue' })
+    expect(unknown.isError).toBe(true)
+    expect(unknown.text).toContain('colour')
+  })
+
+  it('a control-plane refusal is a tool error with the envelope code, message and param', async () => {
+    const missing = await call('remove_fault', { fault_id: 'flt_99' })
+    expect(missing).toEqual({
+      isError: true,
+      text: expect.stringMatching(/^404 not_found: No fault rule is flt_99\b.*\(param: fault_id\)$/),
+    })
+    const key = await call('add_fault', { path: '/v1/calls', status: 500, key: 'sk_not_a_key_of_it' })
+    expect(key.isError).toBe(true)
+    expect(key.text).toMatch(/^422 validation_failed: .* key: /)
+    const ended = await call('delete_session', { name: 'default' })
+    expect(ended.text).toMatch(/^400 invalid_parameter: The default session cannot be ended.*\(param: session\)$/)
+  })
+
+  it('add_fault, list_faults, remove_fault: a rule fails the requests it meets', async () => {
+    const rule = await json('add_fault', { path: '/v1/me', status: 503, times: 1 })
+    expect(rule).toMatchObject({ id: 'flt_1', after: 0, times: 1, remaining: 1 })
+    expect((await json('call_api', { path: '/v1/me', key: 'sk_sandbox_all' })).status).toBe(503)
+    expect((await json('call_api', { path: '/v1/me', key: 'sk_sandbox_all' })).status).toBe(200)
+    expect(await json('list_faults')).toMatchObject([{ id: 'flt_1', hits: 1, remaining: 0 }])
+    const [failed] = await json<any[]>('list_requests', { status: '503' })
+    expect(failed.fault).toBe('flt_1')
+    expect((await call('explain_request', { request_id: failed.request_id })).text).toContain(
+      'A fault rule (flt_1) made this answer',
+    )
+    expect(await json('remove_fault', { fault_id: 'flt_1' })).toMatchObject({ id: 'flt_1' })
+    expect(await json('list_faults')).toEqual([])
+
+    await json('add_fault', { path: '/v1/me', error: 'network' })
+    const dropped = await call('call_api', { path: '/v1/me', key: 'sk_sandbox_all' })
+    expect(dropped.isError).toBeFalsy()
+    expect(JSON.parse(dropped.text)).toMatchObject({ status: 0, error: expect.stringContaining('No answer') })
+  })
+
+  it('reset, set_clock, advance_clock and ring_call change the world', async () => {
+    await json('reset', { scenario: 'empty' })
+    expect((await json('call_api', { path: '/v1/calls', key: 'sk_sandbox_all' })).body.data).toEqual([])
+    expect(await json('set_clock', { now: '2026-11-21T09:00:00Z' })).toEqual({
+      now: '2026-11-21T09:00:00.000Z',
+      mode: 'fixed',
+    })
+    expect((await json('advance_clock', { advance_seconds: 900 })).now).toBe('2026-11-21T09:15:00.000Z')
+    const call = await json('ring_call', { status: 'completed' })
+    expect(call.status).toBe('completed')
+    const read = await json('call_api', { path: `/v1/calls/${call.id}`, key: 'sk_sandbox_all' })
+    expect(read.body.data.id).toBe(call.id)
+    await json('reset', { scenario: 'default' })
+  })
+
+  it('create_session, list_sessions, delete_session, and a tool run in a session', async () => {
+    const created = await json('create_session', { name: 'mcp-agent', scenario: 'empty' })
+    expect(created).toMatchObject({ name: 'mcp-agent', url: '/sessions/mcp-agent' })
+    const inSession = await json('call_api', { path: '/v1/calls', key: 'sk_sandbox_all', session: 'mcp-agent' })
+    expect(inSession.body.data).toEqual([])
+    expect(await json<any[]>('list_requests', { session: 'mcp-agent' })).toHaveLength(1)
+    expect(await json<any[]>('list_requests')).toHaveLength(0)
+    expect((await json<any[]>('list_sessions')).map(({ name }) => name)).toContain('mcp-agent')
+    expect(await json('delete_session', { name: 'mcp-agent' })).toMatchObject({ name: 'mcp-agent' })
+    expect((await json<any[]>('list_sessions')).map(({ name }) => name)).not.toContain('mcp-agent')
+  })
+
+  it('usage: what each key called and the scopes it needed', async () => {
+    await json('call_api', { path: '/v1/calls?limit=1', key: 'sk_sandbox_readonly' })
+    const [usage] = await json<any[]>('usage')
+    expect(usage).toMatchObject({ key: 'sk_sandbox_readonly', requests: 1, scopes: { needed: ['calls:read'] } })
+  })
+})
+
+describe('call-sandbox mcp refuses to start', () => {
+  afterAll(() => killChildren())
+
+  it('with --url and an option that shapes its own sandbox', async () => {
+    const cli = runCli(['mcp', '--url', 'http://127.0.0.1:9', '--seed', '3'])
+    expect(await cli.exit()).toMatchObject({ code: 1 })
+    expect(cli.stderr()).toContain("--seed shapes the mcp command's own sandbox")
+    expect(cli.stdout()).toBe('')
+  })
+
+  it('with --url and a wrong admin token, saying so', async () => {
+    const server = await startServer({ port: 0, quiet: true, adminToken: ADMIN_TOKEN })
+    try {
+      const cli = runCli(['mcp', '--url', server.url], { CALL_SANDBOX_ADMIN_TOKEN: 'not-the-token-at-all' })
+      expect(await cli.exit()).toMatchObject({ code: 1 })
+      expect(cli.stderr()).toMatch(/call-sandbox mcp: 401 unauthorized: /)
+      expect(cli.stdout()).toBe('')
+    } finally {
+      await server.close()
+    }
+  })
+})
