@@ -255,8 +255,23 @@ function errors() {
 }
 
 function cli() {
-  const help = execFileSync(process.execPath, ['dist/bin/call-sandbox.js', '--help'], { encoding: 'utf8' })
-  return [generated, '', '# The command line: `call-sandbox`', '', '```text', help.trimEnd(), '```', ''].join('\n')
+  const help = (...args) => execFileSync(process.execPath, ['dist/bin/call-sandbox.js', ...args], { encoding: 'utf8' })
+  return [
+    generated,
+    '',
+    '# The command line: `call-sandbox`',
+    '',
+    '```text',
+    help('--help').trimEnd(),
+    '```',
+    '',
+    '## `call-sandbox mcp`',
+    '',
+    '```text',
+    help('mcp', '--help').trimEnd(),
+    '```',
+    '',
+  ].join('\n')
 }
 
 const files = { endpoints: endpoints(), resources: resources(), errors: errors(), cli: cli() }

@@ -158,6 +158,7 @@ Examples:
 
 program
   .command('mcp')
+  .summary('an MCP server over stdio for coding agents, driving a sandbox (docs/guides/mcp.md)')
   .description(
     'An MCP server over stdio for coding agents: tools to call the API, read the journal and why a request was refused, reset, move the clock, ring a call, add faults and manage sessions. It runs a sandbox of its own with the options above (--seed, --now, --scenario, ...), or steers a running one (--url, its admin token in CALL_SANDBOX_ADMIN_TOKEN). See docs/guides/mcp.md.',
   )

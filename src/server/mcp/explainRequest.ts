@@ -58,13 +58,12 @@ function reasonOf(entry: JournalEntry): ApiErrorBody | string {
  * has the scope, the tool that undoes a fault rule.
  */
 export function explain(entry: JournalEntry, keys: readonly KeyInfo[]): string {
-  const query = new URLSearchParams(
-    Object.entries(entry.query).flatMap(([name, value]) =>
-      (Array.isArray(value) ? value : [value]).map((one) => [name, one]),
-    ),
-  ).toString()
+  // As the sandbox read it, decoded: a + sent unencoded shows as the space it became.
+  const query = Object.entries(entry.query)
+    .flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one) => `${name}=${one}`))
+    .join('&')
   const sent = [
-    `Sent: ${entry.method} ${entry.path}${query ? `?${query}` : ''}, ${entry.key === null ? 'without a key' : `with the key ${entry.key}`}, at ${entry.timestamp} (sandbox clock).`,
+    `Sent: ${entry.method} ${entry.path}${query ? `?${query}` : ''} (the query as the sandbox read it, decoded), ${entry.key === null ? 'without a key' : `with the key ${entry.key}`}, at ${entry.timestamp} (sandbox clock).`,
   ]
   if (entry.request?.body) sent.push(`Request body: ${entry.request.body}`)
   const reason = summaryOf(entry).reason
