@@ -205,7 +205,9 @@ describe.each(modes)('call-sandbox mcp $name', (mode) => {
   it('explain_request: what was sent, what came back, why, and what to change', async () => {
     const scope = await json('call_api', { path: '/v1/leads', key: 'sk_sandbox_calls' })
     const scopeText = (await call('explain_request', { request_id: scope.headers['x-request-id'] })).text
-    expect(scopeText).toContain('Sent: GET /v1/leads (the query as the sandbox read it, decoded), with the key sk_sandbox_calls')
+    expect(scopeText).toContain(
+      'Sent: GET /v1/leads (the query as the sandbox read it, decoded), with the key sk_sandbox_calls',
+    )
     expect(scopeText).toContain('Answered: 403')
     expect(scopeText).toContain('Why: insufficient_scope')
     expect(scopeText).toMatch(/Missing scope: leads:read .*Keys that have it: sk_sandbox_all .*sk_sandbox_readonly/)
