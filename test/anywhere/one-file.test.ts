@@ -1,13 +1,13 @@
 /**
  * The one file (`dist/call-sandbox.cjs`) runs with `node` alone, copied into an empty folder with no `node_modules`
- * anywhere above it, and keeps every feature: the console and `/docs` (their files inside it), metrics, a data file,
+ * anywhere above it, and keeps every feature but `mcp` (the MCP SDK stays out): the console and `/docs` (their files inside it), metrics, a data file,
  * Redis, the proxy and its recording.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { killChildren } from '../support/cli.js'
+import { killChildren, runProgram } from '../support/cli.js'
 import {
   emptyFolderWith,
   expectRedisFleet,
@@ -26,6 +26,14 @@ describe('the one file, alone in an empty folder', () => {
     const required = [...readFileSync(ONE_FILE, 'utf8').matchAll(/require\("([^"]+)"\)/g)].map(([, name]) => name!)
     const builtIn = new Set(builtinModules)
     expect(required.filter((name) => !builtIn.has(name.replace(/^node:/, '')))).toEqual([])
+  })
+
+  it('leaves the MCP SDK out: mcp says it needs the npm package, on stderr, and writes nothing to stdout', async () => {
+    const folder = emptyFolderWith(ONE_FILE, 'one-file-mcp')
+    const cli = runProgram([process.execPath, 'call-sandbox.cjs', 'mcp'], { HOME: folder }, folder)
+    expect((await cli.exit()).code).toBe(1)
+    expect(cli.stderr()).toContain('mcp needs the npm package')
+    expect(cli.stdout()).toBe('')
   })
 
   it('serves the API, the console, /docs and its assets, and metrics', async () => {

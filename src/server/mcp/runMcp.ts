@@ -30,11 +30,11 @@ export interface McpOptions {
  */
 export async function runMcp(options: McpOptions): Promise<void> {
   for (const method of ['log', 'info', 'debug', 'warn'] as const) console[method] = console.error
-  const { sandbox, close } = await connect(options)
   const [{ McpServer }, { StdioServerTransport }] = await Promise.all([
     importSdk(() => import('@modelcontextprotocol/sdk/server/mcp.js')),
     importSdk(() => import('@modelcontextprotocol/sdk/server/stdio.js')),
   ])
+  const { sandbox, close } = await connect(options)
   const server = new McpServer(
     { name: 'call-sandbox', version: packageVersion() },
     {
