@@ -680,6 +680,25 @@ describe.each(named)('the control plane, %s', (_name, make) => {
     })
   })
 
+  describe('the keys, GET /_sandbox/keys', () => {
+    it('lists each key with its organization and scopes, as a 403 names them', async () => {
+      const keys = await get('/_sandbox/keys')
+      expect(keys.map(({ key }: { key: string }) => key)).toEqual([
+        'sk_sandbox_all',
+        'sk_sandbox_readonly',
+        'sk_sandbox_calls',
+        'sk_sandbox_org2',
+      ])
+      expect(keys[2]).toEqual({
+        key: 'sk_sandbox_calls',
+        organization_id: ORG_1,
+        organization_name: expect.any(String),
+        scopes: ['calls:read'],
+      })
+      expect(keys[3].organization_id).toBe(ORG_2)
+    })
+  })
+
   describe('the usage report, GET /_sandbox/usage', () => {
     it('lists under an endpoint only the parameters it takes, not the unknown ones a client sent', async () => {
       for (let i = 0; i < 20; i++) await api.request(`/v1/calls?limit=1&bogus_${i}=1`)

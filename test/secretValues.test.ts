@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
+import { answer, createSandbox } from '../src/index.js'
 import { defaultOrganizations } from '../src/seed/fixtures.js'
 import { call, fakeUpstream } from './support/proxies.js'
 import { expectNoLeak, loggedServer, logLines } from './support/secrets.js'
@@ -99,6 +100,20 @@ describe('a secret sent where no name says so (the value rule)', () => {
       expect(created.body.data.notes).toBe(`call back; ${ADMIN}`)
     },
   )
+
+  it('is listed by GET /_sandbox/keys by its last 4 only, beside the built-in keys whole', async () => {
+    const sandbox = createSandbox({ organizations, adminToken: ADMIN })
+    await sandbox.ready
+    const response = await answer(
+      sandbox,
+      new Request('http://sandbox.test/_sandbox/keys', { headers: { Authorization: `Bearer ${ADMIN}` } }),
+    )
+    const text = await response!.text()
+    expect(text).not.toContain(ORG_KEY)
+    const keys = (JSON.parse(text) as { data: { key: string }[] }).data.map(({ key }) => key)
+    expect(keys).toContain('sk_sandbox_all')
+    expect(keys).toContain('…wxyz')
+  })
 
   it("is in neither the proxy's journal nor its drift report when the upstream echoes it", async () => {
     const PROXY_KEY = 'sk_live_PROXYKEY123456qrst'

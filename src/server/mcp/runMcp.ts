@@ -166,20 +166,15 @@ function packageVersion(): string {
 }
 
 /**
- * @note The one-file build (dist/call-sandbox.cjs) leaves the SDK out: without the npm package beside it, this says
- * so instead of a module error.
+ * @note The one-file build (dist/call-sandbox.cjs) and the single executable leave the SDK out: without the npm
+ * package beside them, this says so instead of a module error (in a single executable, `import()` itself fails).
  */
 async function importSdk<T>(load: () => Promise<T>): Promise<T> {
   try {
     return await load()
   } catch (error) {
-    if (
-      (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' &&
-      (error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND'
-    )
-      throw error
     throw new Error(
-      'mcp needs the npm package (it brings @modelcontextprotocol/sdk, which the one-file build leaves out): run npx call-sandbox mcp.',
+      `mcp needs the npm package (it brings @modelcontextprotocol/sdk, which the one-file build and the single executable leave out): run npx call-sandbox mcp. (${(error as Error).message})`,
     )
   }
 }
