@@ -66,6 +66,8 @@ export function registerTools(server: McpServer, sandbox: SandboxConnection): vo
       annotations: write,
     },
     async ({ method = 'GET', path, key, body, session }) => {
+      if (body !== undefined && /^(GET|HEAD)$/i.test(method))
+        throw new Error(`body goes with a POST: a ${method.toUpperCase()} request has none.`)
       try {
         return asText(await sandbox.api({ method: method.toUpperCase(), path, key, body, session }))
       } catch (error) {
@@ -80,8 +82,9 @@ export function registerTools(server: McpServer, sandbox: SandboxConnection): vo
   server.registerTool(
     'list_requests',
     {
-      description: `The sandbox's journal of API requests, newest first (${DEFAULT_REQUEST_COUNT} unless limit says otherwise), each with its status, key and, when refused, its reason: the error's code, message, param and details (the near miss: did_you_mean, the scope a key lacked, a 422's fields). Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since and until (ISO 8601), request_id. explain_request tells one in full.`,
-      inputSchema: JournalQuery.extend({ session }),
+      description: `The sandbox's journal of API requests, newest first (${DEFAULT_REQUEST_COUNT} unless limit says otherwise), each with its status, key and, when refused, its reason: the error's code, message, param and details (the near miss: did_you_mean, the scope a key lacked, a 422's fields). Filters, as strings as in a query string: method, path (a trailing * for a prefix), status ("404" or "4xx"), key, since and until (ISO 8601), request_id, limit ("5"). explain_request tells one in full.`,
+      // Strict, as the query string is: a misspelt filter is refused, not left out in silence.
+      inputSchema: z.strictObject({ ...JournalQuery.shape, session }),
       annotations: read,
     },
     async ({ session, ...query }) => {
