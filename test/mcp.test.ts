@@ -200,6 +200,9 @@ describe.each(modes)('call-sandbox mcp $name', (mode) => {
     })
     expect(await json<any[]>('list_requests', { limit: '1' })).toMatchObject([{ path: '/v1/me', status: 200 }])
     expect(await json<any[]>('list_requests', { key: 'sk_sandbox_calls' })).toHaveLength(1)
+    // The schema makes instants of since and until; the tool sends them on as the journal reads them.
+    expect(await json<any[]>('list_requests', { since: '2026-11-20T11:00:00Z' })).toHaveLength(3)
+    expect(await json<any[]>('list_requests', { until: '2026-11-20T11:00:00Z' })).toHaveLength(0)
   })
 
   it('explain_request: what was sent, what came back, why, and what to change', async () => {

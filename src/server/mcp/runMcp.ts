@@ -64,7 +64,8 @@ export async function runMcp(options: McpOptions): Promise<void> {
   // are answered first.
   const answering = countAnswering(transport)
   process.stdin.once('end', () => answering.whenIdle(shutDown))
-  console.error(`call-sandbox mcp: ${options.url === undefined ? 'its own sandbox' : sandbox.url}, over stdio`)
+  const which = options.url === undefined ? `its own sandbox, at ${sandbox.url} (API keys work there)` : sandbox.url
+  console.error(`call-sandbox mcp: ${which}; the tools over stdio`)
 }
 
 /** The requests received and not yet answered, so that a closing stdin does not cut them off. */
