@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { consumerProject, devVersion, type ConsumerProject } from './consumerProject.js'
 import { packagesNamed } from './packagesNamed.js'
@@ -93,6 +95,31 @@ describe("a consumer's install", () => {
       `install weight: call-sandbox and ${packages.length - 1} packages it brings in, ${megabytes.toFixed(1)} MB on disk (msw, the peer, aside)`,
     )
     expect(packages.length).toBeGreaterThan(1)
+  })
+
+  it('runs npx call-sandbox mcp: the SDK, a dependency, found beside the command', async () => {
+    const transport = new StdioClientTransport({
+      command: 'npx',
+      args: ['call-sandbox', 'mcp', '--now', '2026-11-20T12:00:00Z'],
+      cwd: consumer.folder,
+      env: {
+        ...(process.env as Record<string, string>),
+        NODE_COMPILE_CACHE: join(consumer.folder, '.node-compile-cache'),
+      },
+      stderr: 'pipe',
+    })
+    const client = new Client({ name: 'package-test', version: '1.0.0' })
+    try {
+      await client.connect(transport)
+      expect((await client.listTools()).tools.map(({ name }) => name)).toContain('explain_request')
+      const result = (await client.callTool({
+        name: 'call_api',
+        arguments: { path: '/v1/me', key: 'sk_sandbox_all' },
+      })) as { content: { text: string }[] }
+      expect(JSON.parse(result.content[0]!.text)).toMatchObject({ status: 200 })
+    } finally {
+      await client.close()
+    }
   })
 
   it('runs npx call-sandbox --help', async () => {
