@@ -129,6 +129,29 @@ describe("the console's choices (GET /_sandbox/choices)", () => {
     }
   })
 
+  it('offer only fault rules that POST /_sandbox/faults takes, and every one it takes', async () => {
+    const { body } = await api.request('/_sandbox/choices', { key: null })
+    const { methods, outcomes, statuses, errors } = body.data.fault_rules
+    expect(methods).toEqual(['GET', 'POST'])
+    expect(outcomes).toEqual(['status', 'delay_ms', 'error'])
+    expect(statuses).toContain(503)
+    expect(errors).toEqual(['network'])
+    const rules = [
+      ...methods.map((method: string) => ({ method, status: 500 })),
+      ...statuses.map((status: number) => ({ status })),
+      ...errors.map((error: string) => ({ error })),
+    ]
+    for (const rule of rules) {
+      expect(
+        (await postJson(api, '/_sandbox/faults', { path: '/v1/calls', ...rule })).status,
+        JSON.stringify(rule),
+      ).toBe(201)
+    }
+    // A status the choices leave out is one the sandbox refuses: the list is not merely a subset.
+    expect((await postJson(api, '/_sandbox/faults', { path: '/v1/calls', status: 502 })).status).toBe(422)
+    await api.request('/_sandbox/faults', { method: 'DELETE', key: null })
+  })
+
   it("are the console page's only options: it types none of its own", () => {
     const page = readFileSync(new URL('../console/index.html', import.meta.url), 'utf8')
     for (const select of page.match(/<select name="\w+" data-choices="\w+">.*?<\/select>/g) ?? []) {

@@ -7,6 +7,8 @@ import { businessTypes } from '../seed/fixtures.js'
 import {
   Choices,
   ClockRequest,
+  FAULT_OUTCOMES,
+  FaultRuleRequest,
   KINDS,
   RESOURCES,
   ClockState,
@@ -82,6 +84,12 @@ function choicesOf(sandbox: Sandbox): Choices {
       business_type,
       reasons: reasonsOf(business_type),
     })),
+    fault_rules: {
+      methods: FaultRuleRequest.shape.method.unwrap().options,
+      outcomes: [...FAULT_OUTCOMES],
+      statuses: FaultRuleRequest.shape.status.unwrap().options.map((status) => status.value),
+      errors: [FaultRuleRequest.shape.error.unwrap().value],
+    },
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
+import { API_METHODS, FAULT_OUTCOMES } from './faultRule.js'
 import { E164_MESSAGE, E164_PATTERN, Timestamp, Uuid } from './common.js'
 import { Scope } from './registry.js'
 import { parseInstant } from './instant.js'
@@ -282,6 +283,13 @@ export const Choices = z.object({
       reasons: z.array(z.string()),
     }),
   ),
+  /** What `POST /_sandbox/faults` takes: its methods, what a rule does (`outcomes`), its statuses and its errors. */
+  fault_rules: z.object({
+    methods: z.array(z.enum(API_METHODS)),
+    outcomes: z.array(z.enum(FAULT_OUTCOMES)),
+    statuses: z.array(z.int()),
+    errors: z.array(z.string()),
+  }),
 })
 export type Choices = z.infer<typeof Choices>
 
