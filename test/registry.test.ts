@@ -104,7 +104,27 @@ describe("the console's choices (GET /_sandbox/choices)", () => {
     expect(status).toBe(200)
     expect(body.data.call_statuses).toEqual(CallStatus.options)
     expect(body.data.scenarios).toEqual(ScenarioName.options)
-    expect(body.data.kinds).toEqual(KINDS.map((kind) => ({ kind, columns: RESOURCES[kind].columns })))
+    expect(body.data.kinds).toEqual(
+      KINDS.map((kind) => ({
+        kind,
+        singular: RESOURCES[kind].singular,
+        columns: RESOURCES[kind].columns,
+        reads_one: routes.some(
+          (route) => route.method === 'GET' && route.path === `/v1/${kind}/:${RESOURCES[kind].singular}_id`,
+        ),
+        links: { ...RESOURCES[kind].links },
+      })),
+    )
+    // Each link names a field of the record and a kind the API reads one record of: the console opens it.
+    for (const { kind, links } of body.data.kinds as Array<{
+      kind: (typeof KINDS)[number]
+      links: Record<string, string>
+    }>) {
+      for (const [field, target] of Object.entries(links)) {
+        expect(Object.keys(RESOURCES[kind].resource.shape)).toContain(field)
+        expect(body.data.kinds.find((choice: { kind: string }) => choice.kind === target).reads_one).toBe(true)
+      }
+    }
     for (const { kind, columns } of body.data.kinds as Array<{ kind: (typeof KINDS)[number]; columns: string[] }>) {
       for (const column of columns) expect(Object.keys(RESOURCES[kind].resource.shape)).toContain(column)
     }

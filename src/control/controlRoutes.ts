@@ -10,6 +10,7 @@ import {
   FAULT_OUTCOMES,
   FaultRuleRequest,
   KINDS,
+  type Kind,
   RESOURCES,
   ClockState,
   DriftReport,
@@ -75,7 +76,11 @@ function reasonsOf(businessType: string): string[] {
 
 function choicesOf(sandbox: Sandbox): Choices {
   return {
-    kinds: KINDS.map((kind) => ({ kind, columns: [...RESOURCES[kind].columns] })),
+    kinds: KINDS.map((kind) => {
+      const { singular, columns, getOne } = RESOURCES[kind]
+      const links: Record<string, Kind> = { ...RESOURCES[kind].links }
+      return { kind, singular, columns: [...columns], reads_one: getOne !== undefined, links }
+    }),
     call_statuses: SimulateCallRequest.shape.status.unwrap().options,
     scenarios: ResetRequest.shape.scenario.unwrap().options,
     organizations: sandbox.organizations.map(({ organization_id, organization_name, business_type }) => ({

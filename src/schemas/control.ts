@@ -269,7 +269,18 @@ export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string
  */
 export const Choices = z.object({
   /** The kinds of record the API lists, with the fields the console shows of them. */
-  kinds: z.array(z.object({ kind: z.enum(KINDS), columns: z.array(z.string()) })),
+  kinds: z.array(
+    z.object({
+      kind: z.enum(KINDS),
+      /** One record, in words (`call`). */
+      singular: z.string(),
+      columns: z.array(z.string()),
+      /** Whether the API reads one record of the kind (`GET /v1/{kind}/{id}`). */
+      reads_one: z.boolean(),
+      /** The fields that name a record of another kind, and that kind (a lead's `call_log_id`: `calls`). */
+      links: z.record(z.string(), z.enum(KINDS)),
+    }),
+  ),
   /** The `status` values `POST /_sandbox/calls` takes. */
   call_statuses: z.array(CallStatus),
   /** The `scenario` values `POST /_sandbox/reset` takes. */
