@@ -102,7 +102,7 @@ export function renderSessions(sessions, onEnd) {
     table,
     el(
       'p',
-      { class: 'empty' },
+      { class: 'empty-state' },
       'No named sessions yet. A request under /sessions/{name}/ starts one, such as /sessions/ci-1/v1/me.',
     ),
   )

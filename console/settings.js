@@ -22,7 +22,7 @@ const input = (attributes) => /** @type {HTMLInputElement} */ (el('input', attri
 export function createSettingsCard({ control }) {
   const shown = el('dl', { class: 'settings-now' })
   const latency = input({ name: 'latency', placeholder: '250 or 100-400', autocomplete: 'off' })
-  const errorRate = input({ name: 'error_rate', type: 'number', min: 0, max: 1, step: 0.01, placeholder: '0' })
+  const errorRate = input({ name: 'error_rate', type: 'number', min: 0, max: 1, step: 'any', placeholder: '0' })
   const rateLimit = input({ name: 'rate_limit', placeholder: '60/min', autocomplete: 'off' })
   const form = el(
     'form',

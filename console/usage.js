@@ -37,7 +37,7 @@ export function createUsageView({ control }) {
  */
 export function renderUsage(keys) {
   if (keys.length === 0)
-    return el('p', { class: 'empty' }, 'No API requests since the last reset: a request with a key shows here.')
+    return el('p', { class: 'empty-state' }, 'No API requests since the last reset: a request with a key shows here.')
   return el(
     'div',
     { class: 'key-cards' },
@@ -68,6 +68,6 @@ export function renderUsage(keys) {
 
 /** @param {DriftReport} report */
 export function renderDrift(report) {
-  if (report.upstream === null) return el('p', { class: 'empty' }, 'No proxy: nothing to compare.')
+  if (report.upstream === null) return el('p', { class: 'empty-state' }, 'No proxy: nothing to compare.')
   return el('pre', { tabindex: 0 }, JSON.stringify(report, null, 2))
 }

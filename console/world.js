@@ -135,7 +135,7 @@ export function createWorldView({ api, choices }) {
  */
 export function renderRecordList(choice, records, onOpen) {
   if (records.length === 0)
-    return el('p', { class: 'empty' }, `No ${choice.kind} in this world. Ring a call in Controls to make one.`)
+    return el('p', { class: 'empty-state' }, `No ${choice.kind} in this world. Ring a call in Controls to make one.`)
   return el(
     'table',
     { 'data-kind': choice.kind },
