@@ -115,7 +115,8 @@ export function createFaultRulesCard({ control, choices }) {
  * @param {(rule: FaultRule) => void} onRemove
  */
 export function renderFaultRules(rules, onRemove) {
-  if (rules.length === 0) return el('p', { class: 'empty-state' }, 'No fault rules: every API request is answered as usual.')
+  if (rules.length === 0)
+    return el('p', { class: 'empty-state' }, 'No fault rules: every API request is answered as usual.')
   const head = ['Rule', 'Meets', 'Does', 'After', 'Hits', 'Remaining', '']
   return el(
     'div',

@@ -24,9 +24,13 @@ export function createWorldView({ api, choices }) {
     { name: 'kind' },
     ...choices.kinds.map((choice) => el('option', { value: choice.kind }, choice.kind)),
   )
-  const list = el('div', { class: 'world-list' })
+  const list = el('div', { class: 'world-list', id: 'world-list' })
   const more = el('button', { type: 'button', hidden: true, onclick: () => load(true) }, 'Next page')
-  const detail = el('article', { class: 'world-detail', 'aria-live': 'polite' }, el('p', {}, 'Pick a record.'))
+  const detail = el(
+    'article',
+    { class: 'world-detail', id: 'world-detail', 'aria-live': 'polite' },
+    el('p', {}, 'Pick a record.'),
+  )
   const form = el(
     'form',
     {
@@ -82,6 +86,16 @@ export function createWorldView({ api, choices }) {
    * @param {ApiRecord} record
    */
   async function show(kind, record) {
+    await read(kind, record)
+    // One column (a narrow screen): the record opens below the list, so the page goes to it.
+    if (matchMedia('(max-width: 700px)').matches) detail.scrollIntoView?.()
+  }
+
+  /**
+   * @param {string} kind
+   * @param {ApiRecord} record
+   */
+  async function read(kind, record) {
     const choice = /** @type {KindChoice} */ (choices.kinds.find((one) => one.kind === kind))
     open = { kind, record }
     if (!choice.reads_one) {
@@ -117,7 +131,7 @@ export function createWorldView({ api, choices }) {
     await load(false)
     if (!open) return
     const choice = /** @type {KindChoice} */ (choices.kinds.find((one) => one.kind === open?.kind))
-    if (choice.reads_one) return show(open.kind, open.record)
+    if (choice.reads_one) return read(open.kind, open.record)
     const id = open.record.id
     const still = open.kind === kindChoice().kind ? records.find((record) => record.id === id) : undefined
     if (still) detail.replaceChildren(renderRecord(choice, still, openLink))
@@ -137,6 +151,19 @@ export function renderRecordList(choice, records, onOpen) {
   if (records.length === 0)
     return el('p', { class: 'empty-state' }, `No ${choice.kind} in this world. Ring a call in Controls to make one.`)
   return el(
+    'div',
+    { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': `The ${choice.kind}` },
+    renderTable(choice, records, onOpen),
+  )
+}
+
+/**
+ * @param {KindChoice} choice
+ * @param {ApiRecord[]} records
+ * @param {(record: ApiRecord) => void} onOpen
+ */
+function renderTable(choice, records, onOpen) {
+  return el(
     'table',
     { 'data-kind': choice.kind },
     el('caption', { class: 'hidden' }, `${choice.kind}, newest first`),
@@ -153,7 +180,12 @@ export function renderRecordList(choice, records, onOpen) {
             onclick: () => onOpen(record),
             onkeydown: (/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && onOpen(record),
           },
-          ...choice.columns.map((column) => el('td', {}, textOf(record[column]))),
+          // The last column holds the long text (a summary): two lines of it, the whole on hover.
+          ...choice.columns.map((column, index) =>
+            index < choice.columns.length - 1
+              ? el('td', {}, textOf(record[column]))
+              : el('td', {}, el('span', { class: 'clamp', title: textOf(record[column]) }, textOf(record[column]))),
+          ),
         ),
       ),
     ),
@@ -201,7 +233,8 @@ export function renderRecord(choice, record, onLink) {
 /** @param {KindChoice} choice @param {ApiRecord} record */
 function headingOf(choice, record) {
   const name = record.caller_name ?? record.name ?? record.caller_phone ?? record.phone
-  return `${choice.singular} ${name ? `${textOf(name)}: ` : ''}${textOf(record.status ?? record.id)}`
+  const kind = choice.singular.charAt(0).toUpperCase() + choice.singular.slice(1)
+  return `${kind} ${name ? `${textOf(name)}: ` : ''}${textOf(record.status ?? record.id)}`
 }
 
 /** A value as text: nothing for null, JSON for an object (a record's text runs nothing, whatever it holds). */

@@ -46,7 +46,9 @@ describe('the Usage tab', () => {
   it('says what fills it when no key has called yet', async () => {
     const { element, view } = usageOf({ 'GET /_sandbox/usage': { status: 200, body: { data: [] } } })
     await view.refresh()
-    expect(element.querySelector('.usage-list .empty-state')?.textContent).toContain('No API requests since the last reset')
+    expect(element.querySelector('.usage-list .empty-state')?.textContent).toContain(
+      'No API requests since the last reset',
+    )
   })
 
   it('shows a refusal with its reason', async () => {

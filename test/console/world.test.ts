@@ -102,7 +102,7 @@ describe('the World tab', () => {
       'recording_url',
     ])
     ;(detail.querySelector('button.link') as HTMLButtonElement).click()
-    await vi.waitFor(() => expect(detail.querySelector('h2')?.textContent).toBe('contact Ada Lovelace: k1'))
+    await vi.waitFor(() => expect(detail.querySelector('h2')?.textContent).toBe('Contact Ada Lovelace: k1'))
   })
 
   it("shows a lead's fields, its call a link: a kind the API reads no one record of", async () => {
