@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { CONSOLE_HEADER } from '../src/http/consoleRead.js'
 import { startServer } from '../src/server/startServer.js'
 import { dataOf, postJson } from './support/control.js'
+import { call, sandboxServer } from './support/proxies.js'
 import { NOW, type Transport, transports } from './support/transports.js'
 
 /*
@@ -86,5 +87,20 @@ describe("the console's own requests, in the metrics", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("the console's own requests, in proxy mode", () => {
+  it('are not journaled: the upstream answers them, the drift report still holds it to the contract', async () => {
+    const upstream = await sandboxServer()
+    const proxy = await sandboxServer({ proxy: upstream.url })
+    expect((await call(`${proxy.url}/v1/me`, { headers: CONSOLE })).status).toBe(200)
+    expect((await call(`${proxy.url}/_sandbox/requests`)).body.data).toEqual([])
+    const plain = await call(`${proxy.url}/v1/me`)
+    const journal = (await call(`${proxy.url}/_sandbox/requests`)).body.data
+    expect(journal.map((entry: { request_id: string }) => entry.request_id)).toEqual([
+      plain.headers.get('x-sandbox-request-id'),
+    ])
+    expect((await call(`${proxy.url}/_sandbox/drift`)).body.data.answers).toBe(2)
   })
 })
