@@ -90,6 +90,22 @@ describe("the console's own requests, in the metrics", () => {
   })
 })
 
+describe("the console's header, from a page of another origin", () => {
+  it('is allowed by a preflight, as the other headers a page sends', async () => {
+    const server = await sandboxServer()
+    const preflight = await fetch(`${server.url}/v1/calls`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example.com',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization,x-sandbox-console',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('x-sandbox-console')
+  })
+})
+
 describe("the console's own requests, in proxy mode", () => {
   it('are not journaled: the upstream answers them, the drift report still holds it to the contract', async () => {
     const upstream = await sandboxServer()
