@@ -21,7 +21,8 @@ export function createWorldView({ api, choices }) {
   const keyInput = el('input', { name: 'key', value: 'sk_sandbox_all', autocomplete: 'off' })
   const kindSelect = el(
     'select',
-    { name: 'kind' },
+    // Another kind is shown at once: Show is for the key, or to read the list again.
+    { name: 'kind', onchange: () => /** @type {HTMLFormElement} */ (form).requestSubmit() },
     ...choices.kinds.map((choice) => el('option', { value: choice.kind }, choice.kind)),
   )
   const list = el('div', { class: 'world-list', id: 'world-list' })
