@@ -53,6 +53,8 @@ export function createWorldView({ api, choices }) {
   let records = []
   /** @type {string | null} */
   let cursor = null
+  /** How many loads were started: only the latest one's answer is shown. */
+  let loads = 0
   /** The record open in the detail, to read again after a reset. @type {{ kind: string, record: ApiRecord } | undefined} */
   let open
 
@@ -66,10 +68,13 @@ export function createWorldView({ api, choices }) {
   async function load(nextPage) {
     const choice = kindChoice()
     if (!choice) return
+    const mine = ++loads
     const after = nextPage && cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
     const { status, body } = /** @type {Answer<ApiRecord[]>} */ (
       await api(`/v1/${choice.kind}?limit=${PAGE}${after}`, key())
     )
+    // A later load (another kind picked meanwhile) has the last word, whichever answer comes back last.
+    if (mine !== loads) return
     if (status !== 200) {
       list.replaceChildren(reasonOf(body.error))
       more.hidden = true

@@ -9,7 +9,8 @@ export interface Sent {
 }
 
 /** What the fake answers a request with: a status and a body, or a function of the request. */
-type Route = { status: number; body: unknown } | ((sent: Sent) => { status: number; body: unknown })
+type Answer = { status: number; body: unknown }
+type Route = Answer | ((sent: Sent) => Answer | Promise<Answer>)
 
 /**
  * A client as the console's views take it (`control`, `api`), answering from a table keyed by `METHOD path`

@@ -152,6 +152,24 @@ describe('the World tab', () => {
     expect(element.querySelector('[data-gone=l1]')).not.toBeNull()
   })
 
+  it('shows the kind picked last, whichever answer comes back last', async () => {
+    let answerCalls = () => {}
+    const callsLater = new Promise<void>((resolve) => {
+      answerCalls = resolve
+    })
+    const { element, view } = worldOf({
+      'GET /v1/calls?limit=20': () => callsLater.then(() => listOf([CALL])),
+      'GET /v1/leads?limit=20': listOf([LEAD]),
+    })
+    const slow = view.refresh()
+    select(element, 'leads')
+    await vi.waitFor(() => expect(element.querySelector('tr[data-id=l1]')).not.toBeNull())
+    answerCalls()
+    await slow
+    expect(element.querySelector('tr[data-id=c1]')).toBeNull()
+    expect(element.querySelector('table')?.getAttribute('data-kind')).toBe('leads')
+  })
+
   it('shows a refused list with its reason', async () => {
     const { element, view } = worldOf({
       'GET /v1/calls?limit=20': refusal(403, 'insufficient_scope', 'This key lacks the calls:read scope.'),
