@@ -1,15 +1,15 @@
 // The call-sandbox console: plain DOM, no framework, no build step, nothing fetched from anywhere but the
 // sandbox it is served by. This module opens the page: its tabs, and what each one shows when opened; each tab's
-// module (requests.js, world.js, controls.js, sessions.js, usage.js) wires its own forms as it loads.
+// view (requests.js, world.js, controls.js, sessions.js, usage.js) builds its own content into its section.
 
-import { loadChoices } from './choices.js'
-import { refreshClock } from './controls.js'
-import { $ } from './elements.js'
+import { loadChoices, NO_CHOICES } from './choices.js'
+import { createControlsView } from './controls.js'
+import { $, reasonOf } from './elements.js'
 import { refreshRequests } from './requests.js'
-import { root, session } from './sandbox.js'
-import { refreshSessions } from './sessions.js'
-import { refreshUsage } from './usage.js'
-import { refreshWorld } from './world.js'
+import { api, control, root, session } from './sandbox.js'
+import { createSessionsView } from './sessions.js'
+import { createUsageView } from './usage.js'
+import { createWorldView } from './world.js'
 
 $('#where').textContent = root === '' ? '(the default session)' : `(session ${session})`
 
@@ -39,15 +39,29 @@ for (const [index, tab] of tabs.entries()) {
   })
 }
 
+const loaded = await loadChoices(control)
+// Without the sandbox's choices the forms offer nothing, and the page says why.
+if ('error' in loaded) $('main').prepend(reasonOf(loaded.error))
+const choices = 'choices' in loaded ? loaded.choices : NO_CHOICES
+const deps = { control, api, choices, root, session }
+const world = createWorldView(deps)
+// After a reset or a clock change, the World tab reads the world again: no record shown that is gone.
+const controls = createControlsView({ ...deps, onWorldChange: () => world.refresh() })
+const sessions = createSessionsView(deps)
+const usage = createUsageView(deps)
+$('#world').append(world.element)
+$('#controls').append(controls.element)
+$('#sessions').append(sessions.element)
+$('#usage').append(usage.element)
+
 /** @type {Record<string, () => unknown>} */
 const refresh = {
   requests: refreshRequests,
-  world: () => refreshWorld(),
-  controls: refreshClock,
-  sessions: refreshSessions,
-  usage: refreshUsage,
+  world: world.refresh,
+  controls: controls.refresh,
+  sessions: sessions.refresh,
+  usage: usage.refresh,
 }
-await loadChoices()
 openTab(location.hash.slice(1) in refresh ? location.hash.slice(1) : 'requests')
 setInterval(() => {
   if (!$('#requests').hidden) refreshRequests()

@@ -6,6 +6,11 @@ import { $ } from './elements.js'
 export const root = location.pathname.replace(/\/_sandbox\/console\/?.*$/, '')
 export const session = root === '' ? 'default' : decodeURIComponent(root.slice(root.lastIndexOf('/') + 1))
 const TOKEN_KEY = 'call-sandbox-admin-token'
+/**
+ * Marks the console's own reads, which the sandbox then neither journals nor counts (the usage report, the metrics):
+ * browsing the world is not a request of the app under test. A write is journaled whatever it carries.
+ */
+const CONSOLE_HEADERS = { 'X-Sandbox-Console': '1' }
 
 /**
  * A JSON answer of the sandbox: `data` (and a list's `count`, `has_more`, `next_cursor`) when it succeeded, `error`
@@ -24,7 +29,7 @@ export async function control(path, init = {}) {
   for (let attempt = 0; attempt < 3; attempt++) {
     const token = sessionStorage.getItem(TOKEN_KEY)
     /** @type {Record<string, string>} */
-    const headers = { ...(init.body ? { 'Content-Type': 'application/json' } : {}) }
+    const headers = { ...CONSOLE_HEADERS, ...(init.body ? { 'Content-Type': 'application/json' } : {}) }
     if (token) headers.Authorization = `Bearer ${token}`
     const response = await fetch(root + path, { ...init, headers })
     if (response.status !== 401) return { status: response.status, body: await response.json() }
@@ -59,6 +64,6 @@ function askToken() {
  * @returns {Promise<Answer<unknown>>}
  */
 export async function api(path, key) {
-  const response = await fetch(root + path, { headers: { Authorization: `Bearer ${key}` } })
+  const response = await fetch(root + path, { headers: { ...CONSOLE_HEADERS, Authorization: `Bearer ${key}` } })
   return { status: response.status, body: await response.json() }
 }

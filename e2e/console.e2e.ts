@@ -96,43 +96,6 @@ describe('the console', () => {
     await screenshot(page, 'console-requests')
   })
 
-  it('resets, moves the clock and rings a call, and the API answers the change', async () => {
-    await fetch(`${server.url}/_sandbox/reset`, { method: 'POST' })
-    const page = await openConsole(server.url, 'controls')
-    await page.getByLabel('Advance by seconds').fill('3600')
-    await page.getByRole('button', { name: 'Advance' }).click()
-    await expect.poll(() => page.locator('#clock-now').textContent()).toContain('T13:00:00.000Z')
-    const clock = await (await fetch(`${server.url}/_sandbox/clock`)).json()
-    expect(clock.data.now).toBe('2026-11-20T13:00:00.000Z')
-
-    // The call form offers what the sandbox takes (GET /_sandbox/choices), never a status of its own.
-    const choices = (await (await fetch(`${server.url}/_sandbox/choices`)).json()).data
-    const statuses = page.locator('#call-form select[name=status] option')
-    await expect.poll(() => statuses.allTextContents()).toEqual(['default', ...choices.call_statuses])
-    expect(await page.locator('#reasons option').count()).toBe(choices.organizations[0].reasons.length)
-    await page.getByLabel('Caller phone').fill('+14155550188')
-    await page.getByRole('button', { name: 'Ring' }).click()
-    const rung = page.locator('#control-result [data-call-id]')
-    await rung.waitFor()
-    const callId = await rung.getAttribute('data-call-id')
-    const call = await fetch(`${server.url}/v1/calls/${callId}`, { headers: KEY })
-    expect(call.status).toBe(200)
-    expect((await call.json()).data.caller_phone).toBe('+14155550188')
-    await screenshot(page, 'console-controls')
-
-    await page.getByLabel('Scenario').selectOption('empty')
-    await page.getByRole('button', { name: 'Reset the world' }).click()
-    await expect
-      .poll(async () => (await fetch(`${server.url}/_sandbox/health`).then((r) => r.json())).data.scenario)
-      .toBe('empty')
-    expect((await fetch(`${server.url}/v1/calls/${callId}`, { headers: KEY })).status).toBe(404)
-    await fetch(`${server.url}/_sandbox/reset`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: '{"scenario":"default"}',
-    })
-  })
-
   it("shows a session's requests only in that session's console", async () => {
     const page = await openConsole(`${server.url}/sessions/console-a`)
     expect(await page.locator('#where').textContent()).toBe('(session console-a)')

@@ -104,7 +104,27 @@ describe("the console's choices (GET /_sandbox/choices)", () => {
     expect(status).toBe(200)
     expect(body.data.call_statuses).toEqual(CallStatus.options)
     expect(body.data.scenarios).toEqual(ScenarioName.options)
-    expect(body.data.kinds).toEqual(KINDS.map((kind) => ({ kind, columns: RESOURCES[kind].columns })))
+    expect(body.data.kinds).toEqual(
+      KINDS.map((kind) => ({
+        kind,
+        singular: RESOURCES[kind].singular,
+        columns: RESOURCES[kind].columns,
+        reads_one: routes.some(
+          (route) => route.method === 'GET' && route.path === `/v1/${kind}/:${RESOURCES[kind].singular}_id`,
+        ),
+        links: { ...RESOURCES[kind].links },
+      })),
+    )
+    // Each link names a field of the record and a kind the API reads one record of: the console opens it.
+    for (const { kind, links } of body.data.kinds as Array<{
+      kind: (typeof KINDS)[number]
+      links: Record<string, string>
+    }>) {
+      for (const [field, target] of Object.entries(links)) {
+        expect(Object.keys(RESOURCES[kind].resource.shape)).toContain(field)
+        expect(body.data.kinds.find((choice: { kind: string }) => choice.kind === target).reads_one).toBe(true)
+      }
+    }
     for (const { kind, columns } of body.data.kinds as Array<{ kind: (typeof KINDS)[number]; columns: string[] }>) {
       for (const column of columns) expect(Object.keys(RESOURCES[kind].resource.shape)).toContain(column)
     }
@@ -129,16 +149,38 @@ describe("the console's choices (GET /_sandbox/choices)", () => {
     }
   })
 
-  it("are the console page's only options: it types none of its own", () => {
-    const page = readFileSync(new URL('../console/index.html', import.meta.url), 'utf8')
-    for (const select of page.match(/<select name="\w+" data-choices="\w+">.*?<\/select>/g) ?? []) {
-      expect(select).toMatch(/<select[^>]*>(<option value="">default<\/option>)?<\/select>/)
+  it('offer only fault rules that POST /_sandbox/faults takes, and every one it takes', async () => {
+    const { body } = await api.request('/_sandbox/choices', { key: null })
+    const { methods, outcomes, statuses, errors } = body.data.fault_rules
+    expect(methods).toEqual(['GET', 'POST'])
+    expect(outcomes).toEqual(['status', 'delay_ms', 'error'])
+    expect(statuses).toContain(503)
+    expect(errors).toEqual(['network'])
+    const rules = [
+      ...methods.map((method: string) => ({ method, status: 500 })),
+      ...statuses.map((status: number) => ({ status })),
+      ...errors.map((error: string) => ({ error })),
+    ]
+    for (const rule of rules) {
+      expect(
+        (await postJson(api, '/_sandbox/faults', { path: '/v1/calls', ...rule })).status,
+        JSON.stringify(rule),
+      ).toBe(201)
     }
-    expect(page.match(/data-choices="(\w+)"/g)).toEqual([
-      'data-choices="kinds"',
-      'data-choices="scenarios"',
-      'data-choices="call_statuses"',
-    ])
-    expect(page).not.toContain('missed')
+    // A status the choices leave out is one the sandbox refuses: the list is not merely a subset.
+    expect((await postJson(api, '/_sandbox/faults', { path: '/v1/calls', status: 502 })).status).toBe(422)
+    await api.request('/_sandbox/faults', { method: 'DELETE', key: null })
+  })
+
+  it("are the console views' only options: they type none of their own", () => {
+    const page = readFileSync(new URL('../console/index.html', import.meta.url), 'utf8')
+    const views = ['world', 'controls', 'faultRules', 'settings', 'sessions', 'usage'].map((name) =>
+      readFileSync(new URL(`../console/${name}.js`, import.meta.url), 'utf8'),
+    )
+    // The page holds the frame only: each view builds its forms from the choices.
+    expect(page).not.toMatch(/data-choices|<datalist/)
+    const typed = [...CallStatus.options, ...ScenarioName.options.filter((name) => name !== 'default'), 'network']
+    for (const view of views) for (const value of typed) expect(view).not.toContain(`'${value}'`)
+    expect([page, ...views].join()).not.toContain('missed')
   })
 })

@@ -7,7 +7,10 @@ import { businessTypes } from '../seed/fixtures.js'
 import {
   Choices,
   ClockRequest,
+  FAULT_OUTCOMES,
+  FaultRuleRequest,
   KINDS,
+  type Kind,
   RESOURCES,
   ClockState,
   DriftReport,
@@ -75,7 +78,11 @@ function reasonsOf(businessType: string): string[] {
 
 function choicesOf(sandbox: Sandbox): Choices {
   return {
-    kinds: KINDS.map((kind) => ({ kind, columns: [...RESOURCES[kind].columns] })),
+    kinds: KINDS.map((kind) => {
+      const { singular, columns, getOne } = RESOURCES[kind]
+      const links: Record<string, Kind> = { ...RESOURCES[kind].links }
+      return { kind, singular, columns: [...columns], reads_one: getOne !== undefined, links }
+    }),
     call_statuses: SimulateCallRequest.shape.status.unwrap().options,
     scenarios: ResetRequest.shape.scenario.unwrap().options,
     organizations: sandbox.organizations.map(({ organization_id, organization_name, business_type }) => ({
@@ -84,6 +91,12 @@ function choicesOf(sandbox: Sandbox): Choices {
       business_type,
       reasons: reasonsOf(business_type),
     })),
+    fault_rules: {
+      methods: FaultRuleRequest.shape.method.unwrap().options,
+      outcomes: [...FAULT_OUTCOMES],
+      statuses: FaultRuleRequest.shape.status.unwrap().options.map((status) => status.value),
+      errors: [FaultRuleRequest.shape.error.unwrap().value],
+    },
   }
 }
 

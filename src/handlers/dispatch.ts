@@ -12,6 +12,7 @@ import type { Sandbox } from '../sandbox/Sandbox.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { echoed } from '../text/echoed.js'
 import { bearerToken } from '../http/bearerToken.js'
+import { isConsoleRead } from '../http/consoleRead.js'
 import { SESSION_NAME_MESSAGE } from '../schemas/index.js'
 import { DEFAULT_SESSION, Sessions } from '../sessions/Sessions.js'
 import type { FetchRequest } from '../http/FetchRequest.js'
@@ -115,6 +116,8 @@ export async function dispatch(
     return refuse(sandbox, requestId, request, new ApiError('not_found', message))
   }
 
+  // The console's own reads leave no trace: not journaled, not counted, not observed (see isConsoleRead).
+  const consoleRead = isConsoleRead(request)
   const contextOf = (world: Sandbox): RequestContext => ({
     sandbox: world,
     request,
@@ -123,7 +126,8 @@ export async function dispatch(
     root,
     requestId,
     started,
-    observe: context.observe,
+    observe: consoleRead ? undefined : context.observe,
+    consoleRead,
     proxy: atSession ? undefined : proxy,
   })
   if (!sessions) return runEndpoint(plane, contextOf(sandbox))

@@ -32,6 +32,11 @@ export interface RequestContext {
   proxy?: ProxyControls
   /** Told of every answer the pipeline gives (the server's metrics). */
   observe?: Observer
+  /**
+   * The console reading for itself (`isConsoleRead`): the API neither journals it nor counts it in the usage report,
+   * and it meets no fault; nor is an observer told of it.
+   */
+  consoleRead?: boolean
 }
 
 /** What an observer is told of one answer. */

@@ -25,6 +25,9 @@ import { routes } from './routes.js'
  * limit headers, `Preference-Applied` → journal (naming the rule met) and
  * usage report.
  *
+ * The console's own reads (`isConsoleRead`) skip the faults, the rate limit, the fault rules, the journal and the
+ * usage report: looking at the world must not change what a test of it meets, nor what its journal and report say.
+ *
  * @note Faults come first, before anything about the request is known:
  * every request draws its latency and failure from the seed's stream, a 404
  * or a 401 as much as a good one, so the same requests in the same order
@@ -64,7 +67,8 @@ class ApiSteps implements PlaneSteps {
 
   /** Faults of the sandbox's own, drawn before anything else (see the note above), the rate limit token, latency. */
   async beforeRoute(): Promise<void> {
-    const { sandbox } = this.#context
+    const { sandbox, consoleRead } = this.#context
+    if (consoleRead) return
     this.#faults = sandbox.nextFaults()
     this.#rateLimit = sandbox.rateLimiter?.take(this.#presented?.key ?? ANONYMOUS)
     await sleep(this.#faults.latencyMs)
@@ -72,7 +76,8 @@ class ApiSteps implements PlaneSteps {
 
   /** The first fault rule that meets the request (see the note above): its error, its delay, or no answer. */
   async afterRoute(endpoint: Endpoint): Promise<void> {
-    const { sandbox, request, path } = this.#context
+    const { sandbox, request, path, consoleRead } = this.#context
+    if (consoleRead) return
     const rule = await sandbox.faults.take({ method: request.method, path, key: this.#presented?.key })
     if (!rule) return
     this.#rule = rule
@@ -128,7 +133,8 @@ class ApiSteps implements PlaneSteps {
     if (this.#rateLimit) setRateLimitHeaders(reply.headers, this.#rateLimit)
     if (this.#preferences.applied.length > 0)
       reply.headers.set('Preference-Applied', this.#preferences.applied.join(', '))
-    // Named, not spread: every answer makes an entry.
+    if (context.consoleRead) return
+    // Named, not spread: every answer but the console's own reads makes an entry.
     const { sandbox, requestId, request, path, url, started } = context
     const entry = journalEntry(sandbox, {
       requestId,

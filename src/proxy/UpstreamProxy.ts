@@ -1,3 +1,4 @@
+import { isConsoleRead } from '../http/consoleRead.js'
 import { LruMap } from '../data/LruMap.js'
 import { bearerToken } from '../http/bearerToken.js'
 import { readBodyAsSent } from '../http/body.js'
@@ -143,22 +144,25 @@ export class UpstreamProxy {
           got: scrubber.text(violation.got, true),
         }))
       : violations
-    world.recordRequest({
-      ...journalEntry(world, {
-        requestId,
-        request,
-        path,
-        url,
-        status: response.status,
-        key: token,
-        started,
-      }),
-      contract: {
-        upstream_request_id: upstreamRequestId,
-        violation_count: violations.length,
-        violations: shownViolations.slice(0, JOURNALED_VIOLATIONS),
-      },
-    })
+    // The console's own reads are not journaled (isConsoleRead); the drift report still holds the upstream to the
+    // contract with them, as what they say is of the upstream, not of the app under test.
+    if (!isConsoleRead(request))
+      world.recordRequest({
+        ...journalEntry(world, {
+          requestId,
+          request,
+          path,
+          url,
+          status: response.status,
+          key: token,
+          started,
+        }),
+        contract: {
+          upstream_request_id: upstreamRequestId,
+          violation_count: violations.length,
+          violations: shownViolations.slice(0, JOURNALED_VIOLATIONS),
+        },
+      })
     const route = expectation?.route
     this.drift.add({
       endpoint: route

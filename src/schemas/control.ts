@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { CallStatus } from './call.js'
+import { API_METHODS, FAULT_OUTCOMES } from './faultRule.js'
 import { E164_MESSAGE, E164_PATTERN, Timestamp, Uuid } from './common.js'
 import { Scope } from './registry.js'
 import { parseInstant } from './instant.js'
@@ -280,7 +281,18 @@ export const ScenarioInfo = z.object({ name: ScenarioName, description: z.string
  */
 export const Choices = z.object({
   /** The kinds of record the API lists, with the fields the console shows of them. */
-  kinds: z.array(z.object({ kind: z.enum(KINDS), columns: z.array(z.string()) })),
+  kinds: z.array(
+    z.object({
+      kind: z.enum(KINDS),
+      /** One record, in words (`call`). */
+      singular: z.string(),
+      columns: z.array(z.string()),
+      /** Whether the API reads one record of the kind (`GET /v1/{kind}/{id}`). */
+      reads_one: z.boolean(),
+      /** The fields that name a record of another kind, and that kind (a lead's `call_log_id`: `calls`). */
+      links: z.record(z.string(), z.enum(KINDS)),
+    }),
+  ),
   /** The `status` values `POST /_sandbox/calls` takes. */
   call_statuses: z.array(CallStatus),
   /** The `scenario` values `POST /_sandbox/reset` takes. */
@@ -294,6 +306,13 @@ export const Choices = z.object({
       reasons: z.array(z.string()),
     }),
   ),
+  /** What `POST /_sandbox/faults` takes: its methods, what a rule does (`outcomes`), its statuses and its errors. */
+  fault_rules: z.object({
+    methods: z.array(z.enum(API_METHODS)),
+    outcomes: z.array(z.enum(FAULT_OUTCOMES)),
+    statuses: z.array(z.int()),
+    errors: z.array(z.string()),
+  }),
 })
 export type Choices = z.infer<typeof Choices>
 

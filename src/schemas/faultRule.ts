@@ -19,7 +19,8 @@ const MAX_DELAY_MS = 60_000
  * before rules are checked). test/faultRules.test.ts holds it to the routes.
  */
 export const API_METHODS = ['GET', 'POST'] as const
-const OUTCOMES = ['status', 'delay_ms', 'error'] as const
+/** What a rule does to a request it meets: answer an error status, answer late, or fail (`error`); exactly one. */
+export const FAULT_OUTCOMES = ['status', 'delay_ms', 'error'] as const
 
 const count = (what: string) =>
   z
@@ -65,7 +66,7 @@ export const FaultRuleRequest = z
       .optional(),
     error: z.literal('network', { error: 'must be "network": the connection closes without an answer' }).optional(),
   })
-  .refine((rule) => OUTCOMES.filter((outcome) => rule[outcome] !== undefined).length === 1, {
+  .refine((rule) => FAULT_OUTCOMES.filter((outcome) => rule[outcome] !== undefined).length === 1, {
     error: 'or delay_ms or error: give exactly one of the three, what the rule does',
     path: ['status'],
   })

@@ -36,6 +36,8 @@ interface ResourceEntry<S extends z.ZodObject, Scopes extends readonly string[],
   listDescription?: string
   /** The fields the console's World tab shows in its columns. */
   columns: ReadonlyArray<keyof z.infer<S> & string>
+  /** The fields that name a record of another kind (its id), and that kind: the console links them. */
+  links?: Partial<Record<keyof z.infer<S> & string, 'calls' | 'contacts'>>
 }
 
 /** An entry, checked: each filter selects a field of the record, each column is one. */
@@ -62,6 +64,7 @@ export const RESOURCES = {
     listDescription:
       'Newest first. A call has no `updated_at`, and `since` compares `created_at`: a call in progress (`in-progress` or `forwarding`, `ended_at` null) ends later, changing its `status`, `ended_at`, `duration_seconds`, `transcript`, `summary` and `transfer_status`, without coming back into a `since` page. To see it end, read each call you hold with `ended_at` null again by id (`GET /v1/calls/{call_id}`) until its `ended_at` is set, or read the list again from the newest back to the oldest of them.',
     columns: ['created_at', 'caller_name', 'status', 'summary'],
+    links: { contact_id: 'contacts' },
   }),
   contacts: resource({
     resource: Contact,
@@ -84,6 +87,7 @@ export const RESOURCES = {
       urgency: { value: oneOfFilter('urgency', Urgency.options), field: 'urgency' },
     },
     columns: ['created_at', 'caller_name', 'status', 'urgency'],
+    links: { call_log_id: 'calls', contact_id: 'contacts' },
   }),
   appointments: resource({
     resource: Appointment,
@@ -93,6 +97,7 @@ export const RESOURCES = {
     scopes: ['appointments:read'],
     filters: { status: { value: oneOfFilter('status', AppointmentStatus.options), field: 'status' } },
     columns: ['appointment_date', 'caller_name', 'status', 'service_type'],
+    links: { call_log_id: 'calls', contact_id: 'contacts' },
   }),
 }
 

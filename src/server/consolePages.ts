@@ -28,6 +28,9 @@ const FILES = [
   'controls.js',
   'sessions.js',
   'usage.js',
+  'cards.js',
+  'faultRules.js',
+  'settings.js',
 ]
 
 const TYPES: Record<string, string> = {
