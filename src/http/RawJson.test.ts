@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { arrayJson, bodyBytes, jsonOf, RawJson } from './RawJson.js'
+import { arrayJson, bodyBytes, joinedBytes, jsonOf, leadingBytes, RawJson } from './RawJson.js'
 
-const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decode(bodyBytes(body))
+const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decode(joinedBytes(bodyBytes(body)))
 
 describe('bodyBytes', () => {
   it('writes what JSON.stringify writes, with each RawJson as its text, mixed with plain items', () => {
@@ -30,6 +30,33 @@ describe('bodyBytes', () => {
     expect(stringifyBody({ data: [new RawJson('{"a":"é"}')], one: new RawJson('{}') })).toBe(
       '{"data":[{"a":"é"}],"one":{}}',
     )
+  })
+})
+
+describe('bodyBytes chunks', () => {
+  it('sends a RawJson value as a chunk of its own, its very bytes, and copies what lies between into one', () => {
+    const page = new RawJson('[{"id":"a"},{"id":"b"}]')
+    const chunks = bodyBytes({ data: page, has_more: false, meta: { request_id: 'req_x' } })
+    expect(chunks.map((chunk) => new TextDecoder().decode(chunk))).toEqual([
+      '{"data":',
+      '[{"id":"a"},{"id":"b"}]',
+      ',"has_more":false,"meta":{"request_id":"req_x"}}',
+    ])
+    expect(chunks[1]).toBe(page.bytes)
+    expect(bodyBytes({ a: [new RawJson('1'), 2], b: 3 })).toHaveLength(1)
+  })
+})
+
+describe('leadingBytes', () => {
+  it('gives the first bytes of a body across its chunks, or all of a shorter one', () => {
+    const chunks = bodyBytes({ data: new RawJson('[1,2,3]'), meta: 'm' }) // {"data": [1,2,3] ,"meta":"m"}
+    const text = (length: number) => new TextDecoder().decode(leadingBytes(chunks, length))
+    expect(text(3)).toBe('{"d')
+    expect(text(11)).toBe('{"data":[1,')
+    expect(text(20)).toBe('{"data":[1,2,3],"met')
+    expect(text(1_000)).toBe('{"data":[1,2,3],"meta":"m"}')
+    expect(text(0)).toBe('')
+    expect(leadingBytes([new Uint8Array([1, 2, 3])], 2)).toEqual(new Uint8Array([1, 2]))
   })
 })
 

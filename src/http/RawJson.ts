@@ -23,7 +23,9 @@ const COMMA = encoder.encode(',')
  * written): zeroing a page's 73 KB was a tenth of what making it cost. Never from Node's shared pool, so that the
  * bytes own their whole `ArrayBuffer`.
  */
-function joined(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+export function joinedBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  // One chunk is already a buffer of its own (the encoder's), sent as it is.
+  if (chunks.length === 1) return chunks[0]!
   let length = 0
   for (const chunk of chunks) length += chunk.length
   const bytes: Uint8Array<ArrayBuffer> =
@@ -57,20 +59,25 @@ export function arrayJson(items: readonly unknown[]): RawJson {
   const chunks = [encoder.encode('[')]
   itemChunks(items, chunks)
   chunks.push(encoder.encode(']'))
-  return new RawJson(joined(chunks))
+  return new RawJson(joinedBytes(chunks))
 }
 
 /**
  * The UTF-8 bytes of a body's JSON, as `JSON.stringify` would write it,
- * with the bytes of each `RawJson` (a value, or an item of an array) as they
- * are: a page of stored records is copied once, never encoded again.
+ * in chunks to be sent one after the other: each `RawJson` value (a kept
+ * page's records) a chunk of its own, as it is, and what lies between them
+ * copied into one, with the bytes of each `RawJson` item of an array.
+ *
+ * @note A page's 73 KB not copied behind its `meta` (which names the
+ * request, so is new every time): the copy, and the buffer it made for each
+ * answer, were about a twentieth of the command's time under load.
  *
  * @example
- * new TextDecoder().decode(bodyBytes({ data: [new RawJson('{"a":1}')], has_more: false })) //
- * '{"data":[{"a":1}],"has_more":false}'
+ * bodyBytes({ data: new RawJson('[{"a":1}]'), has_more: false }).length // 3: '{"data":', the page, ',"has_more":false}'
  */
-export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer> {
-  const chunks: Uint8Array[] = []
+export function bodyBytes(body: Record<string, unknown>): Uint8Array[] {
+  const sent: Uint8Array[] = []
+  let chunks: Uint8Array[] = []
   let pending = '{'
   const flush = () => {
     chunks.push(encoder.encode(pending))
@@ -83,7 +90,8 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer
     first = false
     if (value instanceof RawJson) {
       flush()
-      chunks.push(value.bytes)
+      sent.push(joinedBytes(chunks), value.bytes)
+      chunks = []
     } else if (Array.isArray(value) && value.some((item) => item instanceof RawJson)) {
       pending += '['
       flush()
@@ -95,7 +103,28 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer
   }
   pending += '}'
   flush()
-  return joined(chunks)
+  sent.push(joinedBytes(chunks))
+  return sent
+}
+
+/**
+ * The first `length` bytes of a body's chunks (all of them when it is shorter), copied only when they span chunks.
+ *
+ * @example
+ * leadingBytes([encoder.encode('{"data":'), page], 4097) // what the journal keeps of a page, and whether it was cut
+ */
+export function leadingBytes(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const first = chunks[0]
+  if (chunks.length === 1 || (first && first.length >= length)) return (first ?? new Uint8Array(0)).subarray(0, length)
+  const leading: Uint8Array[] = []
+  let left = length
+  for (const chunk of chunks) {
+    if (left === 0) break
+    const part = chunk.length > left ? chunk.subarray(0, left) : chunk
+    leading.push(part)
+    left -= part.length
+  }
+  return joinedBytes(leading)
 }
 
 /**
