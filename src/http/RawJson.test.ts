@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { arrayJson, bodyBytes, joinedBytes, jsonOf, leadingBytes, RawJson } from './RawJson.js'
+import { arrayJson, bodyBytes, joinedBytes, jsonOf, RawJson } from './RawJson.js'
 
 const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decode(joinedBytes(bodyBytes(body)))
 
@@ -44,19 +44,6 @@ describe('bodyBytes chunks', () => {
     ])
     expect(chunks[1]).toBe(page.bytes)
     expect(bodyBytes({ a: [new RawJson('1'), 2], b: 3 })).toHaveLength(1)
-  })
-})
-
-describe('leadingBytes', () => {
-  it('gives the first bytes of a body across its chunks, or all of a shorter one', () => {
-    const chunks = bodyBytes({ data: new RawJson('[1,2,3]'), meta: 'm' }) // {"data": [1,2,3] ,"meta":"m"}
-    const text = (length: number) => new TextDecoder().decode(leadingBytes(chunks, length))
-    expect(text(3)).toBe('{"d')
-    expect(text(11)).toBe('{"data":[1,')
-    expect(text(20)).toBe('{"data":[1,2,3],"met')
-    expect(text(1_000)).toBe('{"data":[1,2,3],"meta":"m"}')
-    expect(text(0)).toBe('')
-    expect(leadingBytes([new Uint8Array([1, 2, 3])], 2)).toEqual(new Uint8Array([1, 2]))
   })
 })
 

@@ -108,26 +108,6 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array[] {
 }
 
 /**
- * The first `length` bytes of a body's chunks (all of them when it is shorter), copied only when they span chunks.
- *
- * @example
- * leadingBytes([encoder.encode('{"data":'), page], 4097) // what the journal keeps of a page, and whether it was cut
- */
-export function leadingBytes(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  const first = chunks[0]
-  if (chunks.length === 1 || (first && first.length >= length)) return (first ?? new Uint8Array(0)).subarray(0, length)
-  const leading: Uint8Array[] = []
-  let left = length
-  for (const chunk of chunks) {
-    if (left === 0) break
-    const part = chunk.length > left ? chunk.subarray(0, left) : chunk
-    leading.push(part)
-    left -= part.length
-  }
-  return joinedBytes(leading)
-}
-
-/**
  * Each stored record's JSON text: a stored record never changes (a change stores a new one), so its text holds while it
  * lives.
  */

@@ -1,12 +1,11 @@
 import { shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
-import { cutBody, cutHeaders, JOURNAL_BODY_BYTES } from '../sandbox/Journal.js'
+import { cutBody, cutHeaders } from '../sandbox/Journal.js'
 import { requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 import { bodyRead } from './body.js'
 import type { Reply } from './respond.js'
 import type { FetchRequest } from './FetchRequest.js'
-import { leadingBytes } from './RawJson.js'
 
 /**
  * The journal's entry for a request answered at `path` (the API's, or in
@@ -56,9 +55,7 @@ export function journalEntry(
   // Set, not spread in: every answer makes an entry, and a spread object is made and copied.
   if (reply) {
     entry.request = messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber)
-    // As much of the answer's chunks as the journal keeps, and a byte more to tell that it cut them.
-    const body = reply.body && leadingBytes(reply.body, JOURNAL_BODY_BYTES + 1)
-    entry.response = messageOf(reply.headers, body, adminToken, scrubber)
+    entry.response = messageOf(reply.headers, reply.body, adminToken, scrubber)
   }
   return entry
 }
@@ -71,7 +68,7 @@ export function journalEntry(
  */
 function messageOf(
   headers: Headers,
-  body: Uint8Array | null,
+  body: Uint8Array | readonly Uint8Array[] | null,
   adminToken: string | undefined,
   scrubber: Scrubber,
 ): JournalMessage {

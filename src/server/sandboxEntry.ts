@@ -74,7 +74,7 @@ export function sandboxEntry(
         })
   const ready = loading ?? Promise.resolve()
   const dispatchNow = (request: IncomingMessage, url: URL) =>
-    dispatch(sandbox, fetchRequestOf(request, url), { ...server, peer: request.socket.remoteAddress })
+    dispatch(sandbox, fetchRequestOf(request, url), { ...server, peer: request.socket.remoteAddress, url })
   const dispatchOver = (request: IncomingMessage, url: URL) =>
     loading ? loading.then(() => dispatchNow(request, url)) : dispatchNow(request, url)
 
