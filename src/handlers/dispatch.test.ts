@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineEndpoint } from '../http/Endpoint.js'
 import { openSteps, type Plane } from '../http/pipeline.js'
+import { joinedBytes } from '../http/RawJson.js'
 import type { Reply } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { NoPath, NoQuery } from '../schemas/index.js'
@@ -35,7 +36,7 @@ function ownPlane(name: string, path: string): Plane {
 }
 
 function json(reply: Reply | undefined): any {
-  return reply?.body && JSON.parse(new TextDecoder().decode(reply.body))
+  return reply?.body && JSON.parse(new TextDecoder().decode(joinedBytes(reply.body)))
 }
 
 describe('locate', () => {

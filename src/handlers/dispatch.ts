@@ -38,6 +38,8 @@ export interface DispatchContext {
   access?: ControlGuard
   /** The connection's peer address, which the guard reads. */
   peer?: string
+  /** The request's URL as the Node adapter already parsed it, not parsed again (the request's `url` is its `href`). */
+  url?: URL
 }
 
 /** What the sandbox answers below a root: the API, its control plane, and the OpenAPI document. */
@@ -91,7 +93,7 @@ export async function dispatch(
   context: DispatchContext = {},
 ): Promise<Reply | undefined> {
   const started = performance.now()
-  const url = new URL(request.url)
+  const url = context.url ?? new URL(request.url)
   const path = pathBelowBase(sandbox, url)
   if (path === undefined) return undefined
   const { sessions, proxy } = context

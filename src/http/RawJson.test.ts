@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { arrayJson, bodyBytes, jsonOf, RawJson } from './RawJson.js'
+import { arrayJson, bodyBytes, joinedBytes, jsonOf, RawJson } from './RawJson.js'
 
-const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decode(bodyBytes(body))
+const stringifyBody = (body: Record<string, unknown>) => new TextDecoder().decode(joinedBytes(bodyBytes(body)))
 
 describe('bodyBytes', () => {
   it('writes what JSON.stringify writes, with each RawJson as its text, mixed with plain items', () => {
@@ -30,6 +30,20 @@ describe('bodyBytes', () => {
     expect(stringifyBody({ data: [new RawJson('{"a":"é"}')], one: new RawJson('{}') })).toBe(
       '{"data":[{"a":"é"}],"one":{}}',
     )
+  })
+})
+
+describe('bodyBytes chunks', () => {
+  it('sends a RawJson value as a chunk of its own, its very bytes, and copies what lies between into one', () => {
+    const page = new RawJson('[{"id":"a"},{"id":"b"}]')
+    const chunks = bodyBytes({ data: page, has_more: false, meta: { request_id: 'req_x' } })
+    expect(chunks.map((chunk) => new TextDecoder().decode(chunk))).toEqual([
+      '{"data":',
+      '[{"id":"a"},{"id":"b"}]',
+      ',"has_more":false,"meta":{"request_id":"req_x"}}',
+    ])
+    expect(chunks[1]).toBe(page.bytes)
+    expect(bodyBytes({ a: [new RawJson('1'), 2], b: 3 })).toHaveLength(1)
   })
 })
 

@@ -23,7 +23,9 @@ const COMMA = encoder.encode(',')
  * written): zeroing a page's 73 KB was a tenth of what making it cost. Never from Node's shared pool, so that the
  * bytes own their whole `ArrayBuffer`.
  */
-function joined(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+export function joinedBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  // One chunk is already a buffer of its own (the encoder's), sent as it is.
+  if (chunks.length === 1) return chunks[0]!
   let length = 0
   for (const chunk of chunks) length += chunk.length
   const bytes: Uint8Array<ArrayBuffer> =
@@ -57,20 +59,25 @@ export function arrayJson(items: readonly unknown[]): RawJson {
   const chunks = [encoder.encode('[')]
   itemChunks(items, chunks)
   chunks.push(encoder.encode(']'))
-  return new RawJson(joined(chunks))
+  return new RawJson(joinedBytes(chunks))
 }
 
 /**
  * The UTF-8 bytes of a body's JSON, as `JSON.stringify` would write it,
- * with the bytes of each `RawJson` (a value, or an item of an array) as they
- * are: a page of stored records is copied once, never encoded again.
+ * in chunks to be sent one after the other: each `RawJson` value (a kept
+ * page's records) a chunk of its own, as it is, and what lies between them
+ * copied into one, with the bytes of each `RawJson` item of an array.
+ *
+ * @note A page's 73 KB not copied behind its `meta` (which names the
+ * request, so is new every time): the copy, and the buffer it made for each
+ * answer, were about a twentieth of the command's time under load.
  *
  * @example
- * new TextDecoder().decode(bodyBytes({ data: [new RawJson('{"a":1}')], has_more: false })) //
- * '{"data":[{"a":1}],"has_more":false}'
+ * bodyBytes({ data: new RawJson('[{"a":1}]'), has_more: false }).length // 3: '{"data":', the page, ',"has_more":false}'
  */
-export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer> {
-  const chunks: Uint8Array[] = []
+export function bodyBytes(body: Record<string, unknown>): Uint8Array[] {
+  const sent: Uint8Array[] = []
+  let chunks: Uint8Array[] = []
   let pending = '{'
   const flush = () => {
     chunks.push(encoder.encode(pending))
@@ -83,7 +90,8 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer
     first = false
     if (value instanceof RawJson) {
       flush()
-      chunks.push(value.bytes)
+      sent.push(joinedBytes(chunks), value.bytes)
+      chunks = []
     } else if (Array.isArray(value) && value.some((item) => item instanceof RawJson)) {
       pending += '['
       flush()
@@ -95,7 +103,8 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array<ArrayBuffer
   }
   pending += '}'
   flush()
-  return joined(chunks)
+  sent.push(joinedBytes(chunks))
+  return sent
 }
 
 /**

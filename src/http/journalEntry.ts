@@ -1,6 +1,6 @@
 import { shownCredential, shownHeader, shownParameter } from '../sandbox/credentials.js'
 import { cutBody, cutHeaders } from '../sandbox/Journal.js'
-import { requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
+import { journalScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 import { bodyRead } from './body.js'
@@ -41,7 +41,7 @@ export function journalEntry(
 ): JournalEntry {
   const { adminToken } = sandbox.options
   // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
-  const scrubber = requestScrubber(sandbox, request)
+  const scrubber = journalScrubber(sandbox, request, url.searchParams)
   const entry: JournalEntry = {
     request_id: requestId,
     method: request.method,
@@ -68,7 +68,7 @@ export function journalEntry(
  */
 function messageOf(
   headers: Headers,
-  body: Uint8Array | null,
+  body: Uint8Array | readonly Uint8Array[] | null,
   adminToken: string | undefined,
   scrubber: Scrubber,
 ): JournalMessage {

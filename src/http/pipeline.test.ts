@@ -6,6 +6,7 @@ import { ApiError } from '../schemas/ApiError.js'
 import { NoPath, NoQuery } from '../schemas/index.js'
 import { type Answered, defineEndpoint, type Endpoint, type RequestContext } from './Endpoint.js'
 import { type Plane, type PlaneSteps, runEndpoint } from './pipeline.js'
+import { joinedBytes } from './RawJson.js'
 import { newRequestId } from './requestId.js'
 
 const NOW = '2026-11-20T12:00:00.000Z'
@@ -97,7 +98,7 @@ describe('runEndpoint', () => {
   async function run(method: string, path: string, init: RequestInit = {}, failAt?: keyof PlaneSteps) {
     const log: string[] = []
     const reply = await runEndpoint(recordingPlane(log, failAt), contextOf(method, path, init))
-    const text = reply.body === null ? '' : new TextDecoder().decode(reply.body)
+    const text = reply.body === null ? '' : new TextDecoder().decode(joinedBytes(reply.body))
     return { log, reply, text, json: reply.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text }
   }
 

@@ -56,6 +56,9 @@ export function openSteps(): PlaneSteps {
   return OPEN
 }
 
+/** Each of a type's fields, the optional ones too, as an object literal must name them. */
+type EveryField<T> = { [Field in keyof Required<T>]: T[Field] }
+
 /**
  * Answers one request with the plane that owns its path, along the
  * contract's order of checks, one step a comment below:
@@ -109,7 +112,24 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     // since=meta.timestamp misses nothing.
     const now = sandbox.clock.now()
     if (plane.needsWorld !== false) await sandbox.settle(now)
-    const outcome = await endpoint.answer({ ...context, params, query, body, apiKey })
+    // Named, not spread (every request makes one); each of the context's fields is required here, so none is left out.
+    const given: EveryField<RequestContext> & Parameters<Endpoint['answer']>[0] = {
+      sandbox,
+      request,
+      url,
+      path: context.path,
+      root: context.root,
+      requestId,
+      started: context.started,
+      sessions: context.sessions,
+      proxy: context.proxy,
+      observe: context.observe,
+      params,
+      query,
+      body,
+      apiKey,
+    }
+    const outcome = await endpoint.answer(given)
     const status = outcome.status ?? successStatusOf(endpoint)
     if (outcome.text !== undefined) reply = textReply(requestId, status, outcome.text, outcome.headers)
     else if (outcome.meta === false) reply = jsonReply(requestId, status, outcome.body, outcome.headers)

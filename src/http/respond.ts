@@ -5,7 +5,7 @@ import { ContactExistsError, StorageUnavailableError } from '../sandbox/domainEr
 import { SessionExistsError, SessionLimitError } from '../sessions/sessionErrors.js'
 import { finishReading } from './body.js'
 import { SESSION_PREFIX, SESSIONS_PATH } from './paths.js'
-import { bodyBytes } from './RawJson.js'
+import { bodyBytes, joinedBytes } from './RawJson.js'
 import type { FetchRequest } from './FetchRequest.js'
 
 const encoder = new TextEncoder()
@@ -23,7 +23,8 @@ const encoder = new TextEncoder()
 export interface Reply {
   status: number
   headers: Headers
-  body: Uint8Array | null
+  /** Its chunks, sent one after the other (see `bodyBytes`): most answers have one. */
+  body: readonly Uint8Array[] | null
   /** No answer at all: the connection closes (a fault rule's `"error": "network"`); msw's network error in process. */
   dropped?: true
 }
@@ -49,7 +50,7 @@ function droppedReply(requestId: string): Reply {
 export function toResponse({ status, headers, body, dropped }: Reply): Response {
   // A network error, as msw's HttpResponse.error(): the client's fetch rejects.
   if (dropped) return Response.error()
-  return new Response(body as Uint8Array<ArrayBuffer> | null, { status, headers })
+  return new Response(body && (joinedBytes(body) as Uint8Array<ArrayBuffer>), { status, headers })
 }
 
 /**
@@ -101,7 +102,7 @@ export function textReply(
   text: string,
   headers: Record<string, string> = {},
 ): Reply {
-  return replyOf(requestId, status, encoder.encode(text), headers)
+  return replyOf(requestId, status, [encoder.encode(text)], headers)
 }
 
 /**
@@ -111,7 +112,12 @@ export function textReply(
 export const NO_SNIFF = { 'X-Content-Type-Options': 'nosniff' } as const
 
 /** A reply with the headers every answer carries: its request id, no caching, and no sniffing. */
-function replyOf(requestId: string, status: number, body: Uint8Array, headers: Record<string, string>): Reply {
+function replyOf(
+  requestId: string,
+  status: number,
+  body: readonly Uint8Array[],
+  headers: Record<string, string>,
+): Reply {
   return {
     status,
     headers: new Headers({ 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...NO_SNIFF, ...headers }),

@@ -126,7 +126,7 @@ export class UpstreamProxy {
       // @note The length is known: the answer goes out in one piece, not chunked, which saves a write and a wake-up of
       // the client.
       if (!bodyless) headers.set('Content-Length', String(answer.bytes.byteLength))
-      response = { status: answer.status, headers, body: bodyless ? null : answer.bytes }
+      response = { status: answer.status, headers, body: bodyless ? null : [answer.bytes] }
     } catch (error) {
       response = await failedReply(world, requestId, request, error)
       response.headers.set('X-Sandbox-Request-Id', requestId)

@@ -57,18 +57,33 @@ type DueEnding =
   | { kind: 'calls'; callId: string; ending: CallEnding }
   | { kind: 'leads' | 'appointments'; record: StoredLead | StoredAppointment }
 
+/**
+ * The instant of a pending ending's `iso` time, parsed once: every request asks of each live call whether it has
+ * ended, and an ending never changes.
+ */
+const instants = new WeakMap<object, number>()
+function instantOf(holder: object, iso: string): number {
+  let instant = instants.get(holder)
+  if (instant === undefined) {
+    instant = Date.parse(iso)
+    instants.set(holder, instant)
+  }
+  return instant
+}
+
 /** What of the pending endings is due at `now`: live calls to end, leads and appointments to add. */
 function dueEndings(records: Records, now: number): DueEnding[] {
   const due: DueEnding[] = []
   for (const [callId, ending] of records.pendingEndings()) {
     const live = records.get('calls', callId)!.ended_at === null
-    if (live && Date.parse(ending.call.ended_at) > now) continue
+    if (live && instantOf(ending.call, ending.call.ended_at) > now) continue
     if (live) due.push({ kind: 'calls', callId, ending })
     for (const [kind, record] of [
       ['leads', ending.lead],
       ['appointments', ending.appointment],
     ] as const) {
-      if (record && Date.parse(record.created_at) <= now && !records.get(kind, record.id)) due.push({ kind, record })
+      if (record && instantOf(record, record.created_at) <= now && !records.get(kind, record.id))
+        due.push({ kind, record })
     }
   }
   return due

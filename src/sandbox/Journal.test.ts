@@ -187,8 +187,9 @@ describe('cutBody', () => {
 })
 
 describe("a long body's text", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text)
+
   it('is its own, whether the last body was the same, of the same length or another', () => {
-    const bytes = (text: string) => new TextEncoder().encode(text)
     const long = (letter: string) => bytes(`{"data":"${letter.repeat(2_000)}"}`)
     const text = (letter: string) => `{"data":"${letter.repeat(2_000)}"}`
     expect(cutBody(long('a')).body).toBe(text('a'))
@@ -198,5 +199,20 @@ describe("a long body's text", () => {
     changed[changed.length - 3] = 'c'.charCodeAt(0)
     expect(cutBody(changed).body).toBe(`${text('b').slice(0, -3)}c"}`)
     expect(cutBody(long('b').subarray(0, 1_500)).body).toBe(text('b').slice(0, 1_500))
+  })
+
+  it('is the same in the chunks an answer is sent in, cut across them, whether the last body was the same or not', () => {
+    const whole = bytes(`{"data":[${'"x",'.repeat(2_000)}"y"],"meta":{}}`)
+    const chunksOf = (of: Uint8Array) => [of.subarray(0, 8), of.subarray(8, 5_000), of.subarray(5_000)]
+    const cut = cutBody(whole)
+    expect(cut.body_truncated).toBe(true)
+    expect(cutBody(chunksOf(whole))).toEqual(cut)
+    expect(cutBody(chunksOf(whole))).toEqual(cut)
+    const changed = whole.slice()
+    changed[4] = 'D'.charCodeAt(0)
+    expect(cutBody(chunksOf(changed)).body).toBe(`{"daDa"${cut.body!.slice(7)}`)
+    expect(cutBody([bytes('{"a":'), bytes('1}')])).toEqual({ body: '{"a":1}', body_truncated: false })
+    expect(cutBody([bytes('{"a":'), bytes('12}')], 6)).toEqual({ body: '{"a":1', body_truncated: true })
+    expect(cutBody([bytes(''), bytes('')])).toEqual({ body: null, body_truncated: false })
   })
 })

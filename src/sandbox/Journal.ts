@@ -163,19 +163,24 @@ function matchesStatus(status: number, wanted: string): boolean {
 
 /**
  * A body as the journal keeps it: its text, cut at `bytes` bytes (then
- * `body_truncated`), and none for an empty body.
+ * `body_truncated`), and none for an empty body. The body in one piece, or
+ * in the chunks an answer is sent in (see `Reply`).
  *
  * @example
  * cutBody(new TextEncoder().encode('{"id":1}')) // { body: '{"id":1}', body_truncated: false }
  */
 export function cutBody(
-  body: Uint8Array | null,
+  body: Uint8Array | readonly Uint8Array[] | null,
   bytes = JOURNAL_BODY_BYTES,
 ): Pick<JournalMessage, 'body' | 'body_truncated'> {
-  if (body === null || body.byteLength === 0) return { body: null, body_truncated: false }
-  const truncated = body.byteLength > bytes
-  return { body: textOf(truncated ? body.subarray(0, bytes) : body), body_truncated: truncated }
+  const chunks = body === null || body instanceof Uint8Array ? [body ?? EMPTY] : body
+  let length = 0
+  for (const chunk of chunks) length += chunk.byteLength
+  if (length === 0) return { body: null, body_truncated: false }
+  return { body: textOf(chunks, Math.min(length, bytes)), body_truncated: length > bytes }
 }
+
+const EMPTY = new Uint8Array(0)
 
 /** From this length a body's text is looked for among the last one's: below it, decoding costs less than comparing. */
 const SHARED_TEXT_FROM = 1024
@@ -187,12 +192,41 @@ let lastText: { bytes: Uint8Array; text: string } | undefined
  * again begins with the same kilobytes, which the journal then holds once, not once an entry: a thousand entries of
  * 4 KiB each, thrown away as fast as they come, were much of the collector's work under load.
  */
-function textOf(bytes: Uint8Array): string {
-  if (bytes.byteLength < SHARED_TEXT_FROM) return decoder.decode(bytes)
-  if (lastText && sameBytes(lastText.bytes, bytes)) return lastText.text
+function textOf(chunks: readonly Uint8Array[], length: number): string {
+  if (length < SHARED_TEXT_FROM) return decoder.decode(leadingBytes(chunks, length))
+  if (lastText?.bytes.byteLength === length && startsWith(chunks, lastText.bytes)) return lastText.text
+  const bytes = leadingBytes(chunks, length)
   const text = decoder.decode(bytes)
-  lastText = { bytes: bytes.slice(), text }
+  // Kept apart from the body it was read from (a copy of its own already, when it spanned chunks).
+  lastText = { bytes: bytes.buffer === chunks[0]?.buffer ? bytes.slice() : bytes, text }
   return text
+}
+
+/** Whether the chunks begin with `bytes`, compared where they lie: a page's 4 KiB are not copied to be compared. */
+function startsWith(chunks: readonly Uint8Array[], bytes: Uint8Array): boolean {
+  let at = 0
+  for (const chunk of chunks) {
+    if (at === bytes.byteLength) break
+    const part = chunk.subarray(0, bytes.byteLength - at)
+    if (!sameBytes(part, bytes.subarray(at, at + part.byteLength))) return false
+    at += part.byteLength
+  }
+  return at === bytes.byteLength
+}
+
+/** The first `length` bytes of the chunks, copied only when they span more than one. */
+function leadingBytes(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const first = chunks[0] ?? EMPTY
+  if (first.byteLength >= length) return first.subarray(0, length)
+  const leading = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    if (at === length) break
+    const part = chunk.subarray(0, length - at)
+    leading.set(part, at)
+    at += part.byteLength
+  }
+  return leading
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { defaultOrganizations } from '../seed/fixtures.js'
-import { knownScrubber, requestScrubber, SCRUBBED_FROM, Scrubber, type SecretHolder, scrubberOf } from './Scrubber.js'
+import {
+  journalScrubber,
+  knownScrubber,
+  requestScrubber,
+  SCRUBBED_FROM,
+  Scrubber,
+  type SecretHolder,
+  scrubberOf,
+} from './Scrubber.js'
 
 const ADMIN = 'adm1n-T0ken-very-secret-9876'
 const ORG_KEY = 'sk_live_ORGKEY1234567wxyz'
@@ -121,6 +129,26 @@ describe('requestScrubber: a request’s own rule, from its URL as Request wrote
     ['no query', 'https://api.example.com/v1/calls', carried],
   ])('finds a credential-named parameter in %s', (_, url, shown) => {
     expect(requestScrubber(builtIn, new Request(url)).text(carried)).toBe(shown)
+  })
+})
+
+describe('journalScrubber: the last to ask', () => {
+  const carried = 'sk_live_UNKNOWN0000abcd'
+
+  it('finds the credentials of the request’s headers and of the query it is given, the world’s too', () => {
+    const url = new URL(`https://api.example.com/v1/calls?token=${carried}`)
+    const request = new Request(url, { headers: { 'X-Api-Key': 'sk_live_OTHER00000wxyz' } })
+    const scrubber = journalScrubber(withSecrets, request, url.searchParams)
+    expect(scrubber.text(`${carried} sk_live_OTHER00000wxyz ${ORG_KEY} ${ADMIN}`)).toBe(
+      '…abcd …wxyz …wxyz (admin token)',
+    )
+    expect(journalScrubber(withSecrets, new Request(url), new URLSearchParams()).text(carried)).toBe(carried)
+  })
+
+  it('is the rule the request’s error was scrubbed with, when it had one', () => {
+    const request = new Request(`https://api.example.com/v1/calls?token=${carried}`)
+    const made = requestScrubber(builtIn, request)
+    expect(journalScrubber(builtIn, request, new URLSearchParams())).toBe(made)
   })
 })
 

@@ -223,6 +223,22 @@ export function requestScrubber(world: SecretHolder, request: Pick<Request, 'url
 }
 
 /**
+ * The value rule for a request's journal entry, the last to ask: the one its error was scrubbed with, if it had one,
+ * else one made now from `query` (the URL's, as the dispatch parsed it) and not kept: keeping one for every request
+ * made a `WeakMap` entry per request that nothing would read again.
+ *
+ * @example
+ * journalScrubber(sandbox, request, url.searchParams).text(path)
+ */
+export function journalScrubber(
+  world: SecretHolder,
+  request: Pick<Request, 'headers'>,
+  query: URLSearchParams,
+): Scrubber {
+  return requests.get(request) ?? scrubberOf(world, request.headers, query)
+}
+
+/**
  * A request URL's query parameters, read from the URL as `Request` has already parsed and written it, without parsing
  * it again: every journal entry asks for it.
  */

@@ -112,5 +112,21 @@ export function sendReply(response: ServerResponse, { status, headers, body, dro
     if (name === 'set-cookie') response.appendHeader(name, value)
     else response.setHeader(name, value)
   })
-  response.end(body === null ? undefined : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  if (body === null) return void response.end()
+  if (body.length === 1) return void response.end(bufferOf(body[0]!))
+  // Several chunks (a kept page and its meta) go out in one write, as one would: Node counts no length for them, so
+  // it is set here (never for a HEAD, which Node sends without one).
+  if (response.req.method !== 'HEAD') {
+    let length = 0
+    for (const chunk of body) length += chunk.byteLength
+    response.setHeader('Content-Length', length)
+  }
+  response.cork()
+  for (const chunk of body) response.write(bufferOf(chunk))
+  response.end()
+  response.uncork()
+}
+
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }

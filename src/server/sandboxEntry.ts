@@ -73,8 +73,18 @@ export function sandboxEntry(
           loading = undefined
         })
   const ready = loading ?? Promise.resolve()
+  // Named, not spread: every request makes its context, and `server` changes shape once the metrics are in.
   const dispatchNow = (request: IncomingMessage, url: URL) =>
-    dispatch(sandbox, fetchRequestOf(request, url), { ...server, peer: request.socket.remoteAddress })
+    dispatch(sandbox, fetchRequestOf(request, url), {
+      sessions: server.sessions,
+      proxy: server.proxy,
+      planes: server.planes,
+      rootPlanes: server.rootPlanes,
+      observe: server.observe,
+      access: server.access,
+      peer: request.socket.remoteAddress,
+      url,
+    })
   const dispatchOver = (request: IncomingMessage, url: URL) =>
     loading ? loading.then(() => dispatchNow(request, url)) : dispatchNow(request, url)
 

@@ -289,11 +289,13 @@ function checkRequestTimeout(ms: number): void {
 /** Writes a reply straight to a socket Node gave up on, and closes it. */
 function writeAndClose(socket: Duplex, { status, headers, body }: Reply): void {
   const head = [...headers].map(([name, value]) => `${name}: ${value}\r\n`).join('')
-  const length = body?.byteLength ?? 0
+  let length = 0
+  for (const chunk of body ?? []) length += chunk.byteLength
   socket.write(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}Content-Length: ${length}\r\nConnection: close\r\n\r\n`,
   )
-  socket.end(body ?? undefined)
+  for (const chunk of body ?? []) socket.write(chunk)
+  socket.end()
 }
 
 /** Whether a host to bind is loopback only: 127.0.0.0/8, ::1, localhost. */
