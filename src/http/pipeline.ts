@@ -124,6 +124,7 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
       sessions: context.sessions,
       proxy: context.proxy,
       observe: context.observe,
+      consoleRead: context.consoleRead,
       params,
       query,
       body,
