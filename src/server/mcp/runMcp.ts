@@ -59,6 +59,19 @@ export async function runMcp(options: McpOptions): Promise<void> {
       )
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, shutDown)
+  // The transport closes itself on a message over the limit (or a stdin error), then stops reading stdin: its end
+  // never comes, so without this the process and its sandbox would outlive the agent.
+  let lastError: Error | undefined
+  server.server.onerror = (error) => {
+    lastError = error
+  }
+  server.server.onclose = () => {
+    if (closing) return
+    console.error(
+      `call-sandbox mcp: the agent's connection closed${lastError ? ` (${lastError.message.slice(0, 200)})` : ''}; stopping.`,
+    )
+    shutDown()
+  }
   await server.connect(transport)
   // The agent ends the server by closing its stdin (then by a signal if it lingers): the requests it sent before
   // are answered first.
@@ -73,15 +86,21 @@ function countAnswering(transport: Transport) {
   const unanswered = new Set<string | number>()
   let idle: (() => void) | undefined
   const receive = transport.onmessage
+  const answered = (id: unknown) => {
+    unanswered.delete(id as string | number)
+    if (unanswered.size === 0) idle?.()
+  }
   transport.onmessage = (message, extra) => {
     if ('method' in message && 'id' in message) unanswered.add(message.id)
     receive?.(message, extra)
+    // The SDK sends no answer to a request the agent cancelled: waiting for one would keep the process forever.
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message))
+      answered((message.params as { requestId?: unknown } | undefined)?.requestId)
   }
   const send = transport.send.bind(transport)
   transport.send = async (message, options) => {
     await send(message, options)
-    if (!('method' in message) && 'id' in message && message.id !== undefined) unanswered.delete(message.id)
-    if (unanswered.size === 0) idle?.()
+    if (!('method' in message) && 'id' in message && message.id !== undefined) answered(message.id)
   }
   return {
     whenIdle(then: () => void) {
