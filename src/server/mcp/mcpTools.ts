@@ -12,6 +12,7 @@ import {
   SimulateCallRequest,
 } from '../../schemas/index.js'
 import { FaultPath } from '../../control/faultRoutes.js'
+import { OUTSIDE_FETCH } from '../httpAnswers.js'
 import { explain, summaryOf } from './explainRequest.js'
 import { ConnectionFailure, type SandboxConnection } from './SandboxConnection.js'
 
@@ -25,13 +26,23 @@ const session = CreateSessionRequest.shape.name.describe(
 )
 
 const CallApiInput = z.strictObject({
-  method: JournalQuery.shape.method.describe('GET (the default) or POST; another shows the 405 a client would get.'),
+  method: JournalQuery.shape.method
+    // fetch refuses these before sending: the tool would report a request left unanswered.
+    .refine((method) => method === undefined || !OUTSIDE_FETCH.has(method.toUpperCase()), {
+      error: `${[...OUTSIDE_FETCH].join(', ')} cannot be sent by an HTTP client such as fetch`,
+    })
+    .describe('GET (the default) or POST; another shows the 405 a client would get.'),
   path: z
     .string()
     .max(8_192, 'must be at most 8192 characters')
     .regex(/^\/\S*$/, 'must start with /, such as /v1/calls?limit=5')
     .describe('The path and query string, such as /v1/calls?limit=5&status=completed.'),
-  key: FaultRuleRequest.shape.key.describe('The API key to send (Authorization: Bearer); absent: none, a 401.'),
+  // A header cannot carry a space or a control character: fetch would refuse it with a message quoting the whole key.
+  key: FaultRuleRequest.shape.key
+    .unwrap()
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces, as an Authorization header carries it')
+    .optional()
+    .describe('The API key to send (Authorization: Bearer); absent: none, a 401.'),
   body: z
     .union([
       z.record(z.string(), z.unknown()),
