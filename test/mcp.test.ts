@@ -263,6 +263,10 @@ describe.each(modes)('call-sandbox mcp $name', (mode) => {
     const trace = await call('call_api', { method: 'TRACE', path: '/v1/me', key: 'sk_sandbox_all' })
     expect(trace.isError).toBe(true)
     expect(trace.text).toMatch(/cannot be sent.* at method$/)
+    let deep: Record<string, unknown> = { phone: '+14155550123' }
+    for (let level = 0; level < 3_000; level++) deep = { nested: deep }
+    const tooDeep = await call('call_api', { method: 'POST', path: '/v1/contacts', key: 'sk_sandbox_all', body: deep })
+    expect(tooDeep).toEqual({ isError: true, text: expect.stringMatching(/must nest at most 64 levels deep at body$/) })
     const unknown = await call('reset', { scenario: 'default', colour: 'blue' })
     expect(unknown.isError).toBe(true)
     expect(unknown.text).toContain('colour')

@@ -18,6 +18,8 @@ import { ConnectionFailure, type SandboxConnection } from './SandboxConnection.j
 
 /** How many journal entries `list_requests` shows when not told: enough to see a pattern, few enough to read. */
 const DEFAULT_REQUEST_COUNT = 20
+/** The deepest body `call_api` sends: far past any the API takes; deeper, JSON.stringify runs out of stack. */
+const MAX_BODY_DEPTH = 64
 /** The largest body `call_api` sends: past the API's own limit (64 KiB), so that its 413 can be seen. */
 const MAX_BODY_CHARACTERS = 128 * 1024
 
@@ -45,7 +47,9 @@ const CallApiInput = z.strictObject({
     .describe('The API key to send (Authorization: Bearer); absent: none, a 401.'),
   body: z
     .union([
-      z.record(z.string(), z.unknown()),
+      z
+        .record(z.string(), z.unknown())
+        .refine((body) => depthOf(body) <= MAX_BODY_DEPTH, `must nest at most ${MAX_BODY_DEPTH} levels deep`),
       z.string().max(MAX_BODY_CHARACTERS, `must be at most ${MAX_BODY_CHARACTERS} characters`),
     ])
     .optional()
@@ -265,4 +269,18 @@ async function isUp(sandbox: SandboxConnection): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/** How deep a parsed JSON value nests, counted without recursion (the value may be deeper than the stack). */
+function depthOf(value: unknown): number {
+  let deepest = 0
+  const pending: [unknown, number][] = [[value, 1]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next
+    if (node === null || typeof node !== 'object') continue
+    deepest = Math.max(deepest, depth)
+    if (deepest > MAX_BODY_DEPTH) return deepest
+    for (const child of Object.values(node)) pending.push([child, depth + 1])
+  }
+  return deepest
 }
