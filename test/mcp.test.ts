@@ -263,6 +263,10 @@ describe.each(modes)('call-sandbox mcp $name', (mode) => {
     const trace = await call('call_api', { method: 'TRACE', path: '/v1/me', key: 'sk_sandbox_all' })
     expect(trace.isError).toBe(true)
     expect(trace.text).toMatch(/cannot be sent.* at method$/)
+    for (const climbing of ['/../v1/me', '/v1/%2e%2E/%2e%2e/v1/me', '/.%2e\\v1/me', '/./v1/me'] as const) {
+      const out = await call('call_api', { path: climbing, key: 'sk_sandbox_all', session: 'mcp-a' })
+      expect(out, climbing).toEqual({ isError: true, text: expect.stringMatching(/\. or \.\. segment at path$/) })
+    }
     let deep: Record<string, unknown> = { phone: '+14155550123' }
     for (let level = 0; level < 3_000; level++) deep = { nested: deep }
     const tooDeep = await call('call_api', { method: 'POST', path: '/v1/contacts', key: 'sk_sandbox_all', body: deep })

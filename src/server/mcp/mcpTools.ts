@@ -18,6 +18,8 @@ import { ConnectionFailure, type SandboxConnection } from './SandboxConnection.j
 
 /** How many journal entries `list_requests` shows when not told: enough to see a pattern, few enough to read. */
 const DEFAULT_REQUEST_COUNT = 20
+/** A `.` or `..` path segment, as the URL parser finds one: `%2e` is a dot, a backslash a slash. */
+const DOT_SEGMENT = /(^|[/\\])(\.|%2e){1,2}([/\\]|$)/i
 /** The deepest body `call_api` sends: far past any the API takes; deeper, JSON.stringify runs out of stack. */
 const MAX_BODY_DEPTH = 64
 /** The largest body `call_api` sends: past the API's own limit (64 KiB), so that its 413 can be seen. */
@@ -38,6 +40,9 @@ const CallApiInput = z.strictObject({
     .string()
     .max(8_192, 'must be at most 8192 characters')
     .regex(/^\/\S*$/, 'must start with /, such as /v1/calls?limit=5')
+    // The URL is the session's root and this path: a . or .. segment (%2e, a backslash: the URL parser reads them so)
+    // would climb out of the session into another world, or out of a --url's path.
+    .refine((path) => !DOT_SEGMENT.test(path.replace(/[?#].*$/s, '')), 'must not have a . or .. segment')
     .describe('The path and query string, such as /v1/calls?limit=5&status=completed.'),
   // A header cannot carry a space or a control character: fetch would refuse it with a message quoting the whole key.
   key: FaultRuleRequest.shape.key
