@@ -353,6 +353,16 @@ describe('call-sandbox mcp refuses to start', () => {
     expect(cli.stdout()).toBe('')
   })
 
+  it('with --url and an admin token no header can carry, without showing it', async () => {
+    const cli = runCli(['mcp', '--url', 'http://127.0.0.1:9'], {
+      CALL_SANDBOX_ADMIN_TOKEN: 'first-line-of-a-secret\nsecond-line-of-it',
+    })
+    expect(await cli.exit()).toMatchObject({ code: 1 })
+    expect(cli.stderr()).toContain('CALL_SANDBOX_ADMIN_TOKEN must be 8 to 200 visible ASCII characters')
+    expect(cli.stderr()).not.toMatch(/line-of/)
+    expect(cli.stdout()).toBe('')
+  })
+
   it('with --url and a wrong admin token, saying so', async () => {
     const server = await startServer({ port: 0, quiet: true, adminToken: ADMIN_TOKEN })
     try {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE } from '../../sandbox/options.js'
 import { packageFolder } from '../packageFolder.js'
 import { type ServerOptions, startServer } from '../startServer.js'
 import { registerTools } from './mcpTools.js'
@@ -112,6 +113,9 @@ function countAnswering(transport: Transport) {
 
 async function connect(options: McpOptions): Promise<{ sandbox: SandboxConnection; close: () => Promise<void> }> {
   if (options.url !== undefined) {
+    // Said here, without the value: fetch would refuse the header with a message quoting the whole token.
+    if (options.adminToken !== undefined && !ADMIN_TOKEN_PATTERN.test(options.adminToken))
+      throw new Error(`CALL_SANDBOX_ADMIN_TOKEN must be ${ADMIN_TOKEN_RULE}, as the sandbox's admin token is.`)
     const sandbox = new SandboxConnection(options.url.replace(/\/+$/, ''), options.adminToken)
     // A wrong URL or token is said now, at start, rather than at every tool call.
     await sandbox.control('GET', '/_sandbox/health')
