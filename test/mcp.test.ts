@@ -2,6 +2,7 @@
  * `call-sandbox mcp` as an agent drives it: the built program (`npm run build` first), spawned by the MCP SDK's own
  * client over stdio, with a sandbox of its own and against a running server.
  */
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -254,6 +255,22 @@ describe.each(modes)('call-sandbox mcp $name', (mode) => {
     expect(misspelt.text).toContain('stauts')
     const getWithBody = await call('call_api', { path: '/v1/me', key: 'sk_sandbox_all', body: { a: 1 } })
     expect(getWithBody).toEqual({ isError: true, text: 'body goes with a POST: a GET request has none.' })
+    // fetch refuses these before sending: a tool error naming the field, not a made-up "no answer" quoting the key.
+    const badKey = await call('call_api', { path: '/v1/me', key: 'sk_live_secret\nvalue9876' })
+    expect(badKey.isError).toBe(true)
+    expect(badKey.text).toMatch(/printable ASCII.* at key$/)
+    expect(badKey.text).not.toContain('secret')
+    const trace = await call('call_api', { method: 'TRACE', path: '/v1/me', key: 'sk_sandbox_all' })
+    expect(trace.isError).toBe(true)
+    expect(trace.text).toMatch(/cannot be sent.* at method$/)
+    for (const climbing of ['/../v1/me', '/v1/%2e%2E/%2e%2e/v1/me', '/.%2e\\v1/me', '/./v1/me'] as const) {
+      const out = await call('call_api', { path: climbing, key: 'sk_sandbox_all', session: 'mcp-a' })
+      expect(out, climbing).toEqual({ isError: true, text: expect.stringMatching(/\. or \.\. segment at path$/) })
+    }
+    let deep: Record<string, unknown> = { phone: '+14155550123' }
+    for (let level = 0; level < 3_000; level++) deep = { nested: deep }
+    const tooDeep = await call('call_api', { method: 'POST', path: '/v1/contacts', key: 'sk_sandbox_all', body: deep })
+    expect(tooDeep).toEqual({ isError: true, text: expect.stringMatching(/must nest at most 64 levels deep at body$/) })
     const unknown = await call('reset', { scenario: 'default', colour: 'blue' })
     expect(unknown.isError).toBe(true)
     expect(unknown.text).toContain('colour')
@@ -336,6 +353,16 @@ describe('call-sandbox mcp refuses to start', () => {
     expect(cli.stdout()).toBe('')
   })
 
+  it('with --url and an admin token no header can carry, without showing it', async () => {
+    const cli = runCli(['mcp', '--url', 'http://127.0.0.1:9'], {
+      CALL_SANDBOX_ADMIN_TOKEN: 'first-line-of-a-secret\nsecond-line-of-it',
+    })
+    expect(await cli.exit()).toMatchObject({ code: 1 })
+    expect(cli.stderr()).toContain('CALL_SANDBOX_ADMIN_TOKEN must be 8 to 200 visible ASCII characters')
+    expect(cli.stderr()).not.toMatch(/line-of/)
+    expect(cli.stdout()).toBe('')
+  })
+
   it('with --url and a wrong admin token, saying so', async () => {
     const server = await startServer({ port: 0, quiet: true, adminToken: ADMIN_TOKEN })
     try {
@@ -346,5 +373,87 @@ describe('call-sandbox mcp refuses to start', () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+/** The built mcp command with its stdin in the test's hands, as an agent that cancels, overflows or goes away. */
+function spawnRaw() {
+  const child = spawn(process.execPath, [join(ROOT, CLI), 'mcp', '--now', NOW], {
+    env: environment(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  rawChildren.add(child)
+  child.stdin.on('error', () => {})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+  const answerTo = (id: number) =>
+    vi.waitFor(
+      () => {
+        const line = stdout.split('\n').find((one) => one.startsWith('{') && JSON.parse(one).id === id)
+        if (!line) throw new Error(`no answer to ${id} yet: ${stderr}`)
+        return JSON.parse(line) as { result?: { content: { text: string }[] } }
+      },
+      { timeout: 15_000, interval: 50 },
+    )
+  return {
+    child,
+    send,
+    answerTo,
+    stderr: () => stderr,
+    async initialize() {
+      send({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      })
+      await answerTo(0)
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    },
+    /** Whether it exits on its own within a generous bound. */
+    exitsWithin: (ms: number) =>
+      Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, ms, false))]),
+  }
+}
+const rawChildren = new Set<ReturnType<typeof spawn>>()
+
+describe('call-sandbox mcp ends with its agent', () => {
+  afterAll(() => {
+    for (const child of rawChildren) child.kill('SIGKILL')
+  })
+
+  it('when stdin closes after a call the agent cancelled (the SDK never answers it)', async () => {
+    const mcp = spawnRaw()
+    await mcp.initialize()
+    mcp.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'add_fault', arguments: { path: '/v1/me', delay_ms: 2_000 } },
+    })
+    await mcp.answerTo(1)
+    mcp.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'call_api', arguments: { path: '/v1/me', key: 'sk_sandbox_all' } },
+    })
+    mcp.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'the user' } })
+    mcp.child.stdin.end()
+    expect(await mcp.exitsWithin(20_000), mcp.stderr()).toBe(true)
+  })
+
+  it('when a message over the limit closes the connection, saying so on stderr', async () => {
+    const mcp = spawnRaw()
+    await mcp.initialize()
+    mcp.child.stdin.write(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"body":"${'x'.repeat(5 * 1024 * 1024)}`,
+    )
+    expect(await mcp.exitsWithin(20_000), mcp.stderr()).toBe(true)
+    expect(mcp.stderr()).toContain("the agent's connection closed (ReadBuffer exceeded maximum size")
   })
 })

@@ -117,6 +117,10 @@ const Organizations = z
  * Checks the options and fills in the defaults; a wrong option throws an
  * error that names it and says what it takes.
  */
+/** What an admin token may be: an Authorization header carries it whole. */
+export const ADMIN_TOKEN_PATTERN = /^[\x21-\x7e]{8,200}$/
+export const ADMIN_TOKEN_RULE = '8 to 200 visible ASCII characters, without spaces'
+
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const seed = options.seed ?? 1
   if (!Number.isSafeInteger(seed) || seed < 0)
@@ -137,8 +141,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     throw new TypeError(`clock must be "fixed" or "running"; got ${String(clock)}.`)
   const faults = faultOptionsOf(options)
   const { adminToken } = options
-  if (adminToken !== undefined && (typeof adminToken !== 'string' || !/^[\x21-\x7e]{8,200}$/.test(adminToken))) {
-    throw new TypeError('adminToken must be 8 to 200 visible ASCII characters, without spaces.')
+  if (adminToken !== undefined && (typeof adminToken !== 'string' || !ADMIN_TOKEN_PATTERN.test(adminToken))) {
+    throw new TypeError(`adminToken must be ${ADMIN_TOKEN_RULE}.`)
   }
   if (adminToken !== undefined && isPublicKey(adminToken))
     throw new TypeError(`adminToken must be a secret: ${adminToken} is a built-in key, which anyone may know.`)

@@ -12,11 +12,16 @@ import {
   SimulateCallRequest,
 } from '../../schemas/index.js'
 import { FaultPath } from '../../control/faultRoutes.js'
+import { OUTSIDE_FETCH } from '../httpAnswers.js'
 import { explain, summaryOf } from './explainRequest.js'
 import { ConnectionFailure, type SandboxConnection } from './SandboxConnection.js'
 
 /** How many journal entries `list_requests` shows when not told: enough to see a pattern, few enough to read. */
 const DEFAULT_REQUEST_COUNT = 20
+/** A `.` or `..` path segment, as the URL parser finds one: `%2e` is a dot, a backslash a slash. */
+const DOT_SEGMENT = /(^|[/\\])(\.|%2e){1,2}([/\\]|$)/i
+/** The deepest body `call_api` sends: far past any the API takes; deeper, JSON.stringify runs out of stack. */
+const MAX_BODY_DEPTH = 64
 /** The largest body `call_api` sends: past the API's own limit (64 KiB), so that its 413 can be seen. */
 const MAX_BODY_CHARACTERS = 128 * 1024
 
@@ -25,16 +30,31 @@ const session = CreateSessionRequest.shape.name.describe(
 )
 
 const CallApiInput = z.strictObject({
-  method: JournalQuery.shape.method.describe('GET (the default) or POST; another shows the 405 a client would get.'),
+  method: JournalQuery.shape.method
+    // fetch refuses these before sending: the tool would report a request left unanswered.
+    .refine((method) => method === undefined || !OUTSIDE_FETCH.has(method.toUpperCase()), {
+      error: `${[...OUTSIDE_FETCH].join(', ')} cannot be sent by an HTTP client such as fetch`,
+    })
+    .describe('GET (the default) or POST; another shows the 405 a client would get.'),
   path: z
     .string()
     .max(8_192, 'must be at most 8192 characters')
     .regex(/^\/\S*$/, 'must start with /, such as /v1/calls?limit=5')
+    // The URL is the session's root and this path: a . or .. segment (%2e, a backslash: the URL parser reads them so)
+    // would climb out of the session into another world, or out of a --url's path.
+    .refine((path) => !DOT_SEGMENT.test(path.replace(/[?#].*$/s, '')), 'must not have a . or .. segment')
     .describe('The path and query string, such as /v1/calls?limit=5&status=completed.'),
-  key: FaultRuleRequest.shape.key.describe('The API key to send (Authorization: Bearer); absent: none, a 401.'),
+  // A header cannot carry a space or a control character: fetch would refuse it with a message quoting the whole key.
+  key: FaultRuleRequest.shape.key
+    .unwrap()
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces, as an Authorization header carries it')
+    .optional()
+    .describe('The API key to send (Authorization: Bearer); absent: none, a 401.'),
   body: z
     .union([
-      z.record(z.string(), z.unknown()),
+      z
+        .record(z.string(), z.unknown())
+        .refine((body) => depthOf(body) <= MAX_BODY_DEPTH, `must nest at most ${MAX_BODY_DEPTH} levels deep`),
       z.string().max(MAX_BODY_CHARACTERS, `must be at most ${MAX_BODY_CHARACTERS} characters`),
     ])
     .optional()
@@ -254,4 +274,18 @@ async function isUp(sandbox: SandboxConnection): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/** How deep a parsed JSON value nests, counted without recursion (the value may be deeper than the stack). */
+function depthOf(value: unknown): number {
+  let deepest = 0
+  const pending: [unknown, number][] = [[value, 1]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next
+    if (node === null || typeof node !== 'object') continue
+    deepest = Math.max(deepest, depth)
+    if (deepest > MAX_BODY_DEPTH) return deepest
+    for (const child of Object.values(node)) pending.push([child, depth + 1])
+  }
+  return deepest
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE } from '../../sandbox/options.js'
 import { packageFolder } from '../packageFolder.js'
 import { type ServerOptions, startServer } from '../startServer.js'
 import { registerTools } from './mcpTools.js'
@@ -59,6 +60,19 @@ export async function runMcp(options: McpOptions): Promise<void> {
       )
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, shutDown)
+  // The transport closes itself on a message over the limit (or a stdin error), then stops reading stdin: its end
+  // never comes, so without this the process and its sandbox would outlive the agent.
+  let lastError: Error | undefined
+  server.server.onerror = (error) => {
+    lastError = error
+  }
+  server.server.onclose = () => {
+    if (closing) return
+    console.error(
+      `call-sandbox mcp: the agent's connection closed${lastError ? ` (${lastError.message.slice(0, 200)})` : ''}; stopping.`,
+    )
+    shutDown()
+  }
   await server.connect(transport)
   // The agent ends the server by closing its stdin (then by a signal if it lingers): the requests it sent before
   // are answered first.
@@ -73,15 +87,21 @@ function countAnswering(transport: Transport) {
   const unanswered = new Set<string | number>()
   let idle: (() => void) | undefined
   const receive = transport.onmessage
+  const answered = (id: unknown) => {
+    unanswered.delete(id as string | number)
+    if (unanswered.size === 0) idle?.()
+  }
   transport.onmessage = (message, extra) => {
     if ('method' in message && 'id' in message) unanswered.add(message.id)
     receive?.(message, extra)
+    // The SDK sends no answer to a request the agent cancelled: waiting for one would keep the process forever.
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message))
+      answered((message.params as { requestId?: unknown } | undefined)?.requestId)
   }
   const send = transport.send.bind(transport)
   transport.send = async (message, options) => {
     await send(message, options)
-    if (!('method' in message) && 'id' in message && message.id !== undefined) unanswered.delete(message.id)
-    if (unanswered.size === 0) idle?.()
+    if (!('method' in message) && 'id' in message && message.id !== undefined) answered(message.id)
   }
   return {
     whenIdle(then: () => void) {
@@ -93,6 +113,9 @@ function countAnswering(transport: Transport) {
 
 async function connect(options: McpOptions): Promise<{ sandbox: SandboxConnection; close: () => Promise<void> }> {
   if (options.url !== undefined) {
+    // Said here, without the value: fetch would refuse the header with a message quoting the whole token.
+    if (options.adminToken !== undefined && !ADMIN_TOKEN_PATTERN.test(options.adminToken))
+      throw new Error(`CALL_SANDBOX_ADMIN_TOKEN must be ${ADMIN_TOKEN_RULE}, as the sandbox's admin token is.`)
     const sandbox = new SandboxConnection(options.url.replace(/\/+$/, ''), options.adminToken)
     // A wrong URL or token is said now, at start, rather than at every tool call.
     await sandbox.control('GET', '/_sandbox/health')
