@@ -10,7 +10,7 @@ import { control } from './sandbox.js'
  * (`GET /_sandbox/choices`), so that the console never offers a value the sandbox refuses.
  */
 /** @type {Choices} */
-export let choices = { kinds: [], call_statuses: [], scenarios: [], organizations: [] }
+export let choices = { kinds: [], call_statuses: [], scenarios: [], organizations: [], keys: [] }
 export async function loadChoices() {
   const { status, body } = /** @type {import('./sandbox.js').Answer<Choices>} */ (await control('/_sandbox/choices'))
   if (status !== 200) {

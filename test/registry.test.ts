@@ -116,6 +116,9 @@ describe("the console's choices (GET /_sandbox/choices)", () => {
         reasons: businessTypes.get(business_type)!.reasons.map(({ id }) => id),
       })),
     )
+    // The keys it issued, whole, each with its scopes: those a request is answered with.
+    expect(body.data.keys).toEqual(api.sandbox.apiKeys.map(({ key, scopes }) => ({ key, scopes })))
+    expect(body.data.keys.find(({ key }: { key: string }) => key === 'sk_sandbox_calls').scopes).toEqual(['calls:read'])
   })
 
   it('offer only call statuses and reasons that POST /_sandbox/calls takes', async () => {

@@ -82,6 +82,7 @@ function choicesOf(sandbox: Sandbox): Choices {
       business_type,
       reasons: reasonsOf(business_type),
     })),
+    keys: sandbox.apiKeys.map(({ key, scopes }) => ({ key, scopes: [...scopes] })),
   }
 }
 
@@ -144,13 +145,13 @@ export const controlRoutes: readonly Endpoint[] = [
     path: '/_sandbox/requests',
     requires: 'admin token',
     summary: 'The request journal',
-    description: `The newest API requests and their responses, newest first (at most the journal's size, 1,000 by default, and 32 MiB of bodies), each with its headers and its body and the response's, bodies kept up to 4 KiB (over Redis, a successful response's up to 1 KiB). Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since and until (a time range), request_id (one request, by its X-Request-Id); count is how many match, limit or not. Requests to /_sandbox/ and /openapi.json are not in it.`,
+    description: `The newest API requests and their responses, newest first (at most the journal's size, 1,000 by default, and 32 MiB of bodies), each with its headers and its body and the response's, bodies kept up to 4 KiB (over Redis, a successful response's up to 1 KiB). Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since and until (a time range), request_id (one request, by its X-Request-Id); count is how many match, limit or not. offset passes over that many of the newest matches, for the pages past the first (at most 1,000,000; past the last match, an empty page). Requests to /_sandbox/ and /openapi.json are not in it.`,
     pathParams: NoPath,
     query: JournalQuery,
     response: z.object({ data: z.array(JournalEntry), count: z.int(), meta: Meta }),
     answer: async ({ sandbox, query }) => {
-      const { limit, ...filter } = query
-      const { entries, count } = await sandbox.journalEntries(limit, filter)
+      const { limit, offset, ...filter } = query
+      const { entries, count } = await sandbox.journalEntries(limit, filter, offset)
       return { body: { data: entries, count } }
     },
   }),

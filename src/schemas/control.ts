@@ -282,6 +282,11 @@ export const Choices = z.object({
       reasons: z.array(z.string()),
     }),
   ),
+  /**
+   * The keys the sandbox issued (its organizations'), whole: they are its own, not a secret of a client's. The console
+   * names the ones that have a scope a request lacked, and replays a journaled request with its key.
+   */
+  keys: z.array(z.object({ key: z.string(), scopes: z.array(Scope) })),
 })
 export type Choices = z.infer<typeof Choices>
 
