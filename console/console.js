@@ -1,17 +1,23 @@
 // The call-sandbox console: plain DOM, no framework, no build step, nothing fetched from anywhere but the
-// sandbox it is served by. This module opens the page: its tabs, and what each one shows when opened; each tab's
-// module (requests.js, world.js, controls.js, sessions.js, usage.js) wires its own forms as it loads.
+// sandbox it is served by. This module is the one that reads the page's address: it makes the client, loads the
+// choices, builds each view into its section and runs the tabs.
 
-import { loadChoices } from './choices.js'
+import { choices, loadChoices } from './choices.js'
 import { refreshClock } from './controls.js'
 import { $ } from './elements.js'
-import { refreshRequests } from './requests.js'
-import { root, session } from './sandbox.js'
+import { createRequestsView } from './requests.js'
+import { createClient, rootOf, usePageClient } from './sandbox.js'
 import { refreshSessions } from './sessions.js'
 import { refreshUsage } from './usage.js'
 import { refreshWorld } from './world.js'
 
-$('#where').textContent = root === '' ? '(the default session)' : `(session ${session})`
+const client = createClient(rootOf(location.pathname))
+usePageClient(client)
+$('#where').textContent = client.root === '' ? '(the default session)' : `(session ${client.session})`
+
+await loadChoices()
+const requests = createRequestsView({ ...client, base: location.origin + client.root, choices })
+$('#requests').append(requests.element)
 
 // Tabs: the keyboard moves between them (arrows), the hash remembers the one open.
 const tabs = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('[role=tab]')])
@@ -41,14 +47,13 @@ for (const [index, tab] of tabs.entries()) {
 
 /** @type {Record<string, () => unknown>} */
 const refresh = {
-  requests: refreshRequests,
+  requests: () => requests.refresh(),
   world: () => refreshWorld(),
   controls: refreshClock,
   sessions: refreshSessions,
   usage: refreshUsage,
 }
-await loadChoices()
 openTab(location.hash.slice(1) in refresh ? location.hash.slice(1) : 'requests')
 setInterval(() => {
-  if (!$('#requests').hidden) refreshRequests()
+  if (!$('#requests').hidden) requests.refresh({ live: true })
 }, 500)
