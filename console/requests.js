@@ -235,7 +235,12 @@ export function createRequestsView(deps) {
             'data-request-id': entry.request_id,
             'aria-selected': String(entry.request_id === openId),
             onclick: () => open(entry),
-            onkeydown: (/** @type {KeyboardEvent} */ event) => event.key === 'Enter' && open(entry),
+            onkeydown: (/** @type {KeyboardEvent} */ event) => {
+              if (event.key !== 'Enter') return
+              // Or the same Enter, reaching the drawer's Close button once it has the focus, would close it again.
+              event.preventDefault()
+              open(entry)
+            },
           },
           el('td', {}, entry.timestamp.slice(11, 19)),
           el('td', {}, entry.method),
