@@ -22,6 +22,7 @@ export const NO_CHOICES = {
   scenarios: [],
   organizations: [],
   fault_rules: { methods: [], outcomes: [], statuses: [], errors: [] },
+  keys: [],
 }
 
 /**

@@ -1,17 +1,46 @@
 // The call-sandbox console: plain DOM, no framework, no build step, nothing fetched from anywhere but the
-// sandbox it is served by. This module opens the page: its tabs, and what each one shows when opened; each tab's
-// view (requests.js, world.js, controls.js, sessions.js, usage.js) builds its own content into its section.
+// sandbox it is served by. This module is the one that reads the page's address: it makes the client, loads the
+// choices, builds each view (requests.js, world.js, controls.js, sessions.js, usage.js) into its section and runs
+// the tabs.
 
 import { loadChoices, NO_CHOICES } from './choices.js'
 import { createControlsView } from './controls.js'
 import { $, reasonOf } from './elements.js'
-import { refreshRequests } from './requests.js'
-import { api, control, root, session } from './sandbox.js'
+import { createRequestsView } from './requests.js'
+import { createClient, rootOf } from './sandbox.js'
 import { createSessionsView } from './sessions.js'
 import { createUsageView } from './usage.js'
 import { createWorldView } from './world.js'
 
+const client = createClient(rootOf(location.pathname))
+const { control, api, root, session } = client
 $('#where').textContent = root === '' ? '(the default session)' : `(session ${session})`
+
+const loaded = await loadChoices(control)
+// Without the sandbox's choices the forms offer nothing, and the page says why.
+if ('error' in loaded) $('main').prepend(reasonOf(loaded.error))
+const choices = 'choices' in loaded ? loaded.choices : NO_CHOICES
+const deps = { control, api, choices, root, session }
+const requests = createRequestsView({ ...client, base: location.origin + root, choices })
+const world = createWorldView(deps)
+// After a reset or a clock change, the World tab reads the world again: no record shown that is gone.
+const controls = createControlsView({ ...deps, onWorldChange: () => world.refresh() })
+const sessions = createSessionsView(deps)
+const usage = createUsageView(deps)
+$('#requests').append(requests.element)
+$('#world').append(world.element)
+$('#controls').append(controls.element)
+$('#sessions').append(sessions.element)
+$('#usage').append(usage.element)
+
+/** @type {Record<string, () => unknown>} */
+const refresh = {
+  requests: () => requests.refresh(),
+  world: world.refresh,
+  controls: controls.refresh,
+  sessions: sessions.refresh,
+  usage: usage.refresh,
+}
 
 // Tabs: the keyboard moves between them (arrows), the hash remembers the one open.
 const tabs = /** @type {HTMLElement[]} */ ([...document.querySelectorAll('[role=tab]')])
@@ -39,30 +68,7 @@ for (const [index, tab] of tabs.entries()) {
   })
 }
 
-const loaded = await loadChoices(control)
-// Without the sandbox's choices the forms offer nothing, and the page says why.
-if ('error' in loaded) $('main').prepend(reasonOf(loaded.error))
-const choices = 'choices' in loaded ? loaded.choices : NO_CHOICES
-const deps = { control, api, choices, root, session }
-const world = createWorldView(deps)
-// After a reset or a clock change, the World tab reads the world again: no record shown that is gone.
-const controls = createControlsView({ ...deps, onWorldChange: () => world.refresh() })
-const sessions = createSessionsView(deps)
-const usage = createUsageView(deps)
-$('#world').append(world.element)
-$('#controls').append(controls.element)
-$('#sessions').append(sessions.element)
-$('#usage').append(usage.element)
-
-/** @type {Record<string, () => unknown>} */
-const refresh = {
-  requests: refreshRequests,
-  world: world.refresh,
-  controls: controls.refresh,
-  sessions: sessions.refresh,
-  usage: usage.refresh,
-}
 openTab(location.hash.slice(1) in refresh ? location.hash.slice(1) : 'requests')
 setInterval(() => {
-  if (!$('#requests').hidden) refreshRequests()
+  if (!$('#requests').hidden) requests.refresh({ live: true })
 }, 500)

@@ -48,15 +48,24 @@ export function link(url, text) {
 }
 
 /**
- * Which check refused the request, and what to change.
+ * Which check refused the request, and what to change; for a missing scope, which of the sandbox's `keys` has it.
  * @param {ApiError} error
+ * @param {ReadonlyArray<{ key: string, scopes: readonly string[] }>} [keys]
  */
-export function reasonOf(error) {
+export function reasonOf(error, keys = []) {
   const details = /** @type {RefusalDetails} */ (error.details ?? {})
   const hints = []
   if (error.param) hints.push(`The parameter: ${error.param}.`)
-  if (details.required_scope)
-    hints.push(`Missing scope: ${details.required_scope} (the key has ${details.key_scopes.join(', ') || 'none'}).`)
+  const scope = details.required_scope
+  if (scope) {
+    hints.push(`Missing scope: ${scope} (the key has ${details.key_scopes.join(', ') || 'none'}).`)
+    const having = keys.filter(({ scopes }) => scopes.includes(scope)).map(({ key }) => key)
+    hints.push(
+      having.length > 0
+        ? `Keys with ${scope}: ${having.join(', ')}.`
+        : `None of the sandbox's keys has ${scope}: give one to an organization (--organizations).`,
+    )
+  }
   if (details.did_you_mean) hints.push(`Did you mean ${details.did_you_mean}?`)
   if (Array.isArray(details)) for (const field of details) hints.push(`${field.field}: ${field.message}`)
   return el(

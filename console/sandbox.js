@@ -1,10 +1,6 @@
-// The sandbox this console is served by, and how it talks to it. It reads and steers the root it is served under:
-// the bare root, or a session's (`/sessions/{name}/_sandbox/console/`).
+// How the console talks to the sandbox it is served by: the bare root, or a session's
+// (`/sessions/{name}/_sandbox/console/`). Nothing here reads the page's address: console.js hands the root in.
 
-import { $ } from './elements.js'
-
-export const root = location.pathname.replace(/\/_sandbox\/console\/?.*$/, '')
-export const session = root === '' ? 'default' : decodeURIComponent(root.slice(root.lastIndexOf('/') + 1))
 const TOKEN_KEY = 'call-sandbox-admin-token'
 /**
  * Marks the console's own reads, which the sandbox then neither journals nor counts (the usage report, the metrics):
@@ -20,50 +16,79 @@ const CONSOLE_HEADERS = { 'X-Sandbox-Console': '1' }
  */
 
 /**
- * The control plane, with the admin token when the sandbox wants one (asked once, kept for the tab).
- * @param {string} path
- * @param {RequestInit} [init]
- * @returns {Promise<Answer<unknown>>}
+ * What a view is given to talk to the sandbox.
+ * @typedef {object} Client
+ * @property {(path: string, init?: RequestInit) => Promise<Answer<unknown>>} control The control plane, with the admin token when the sandbox wants one.
+ * @property {(path: string, key: string, init?: RequestInit) => Promise<Answer<unknown>>} api The API, with a key.
+ * @property {(path: string, init?: RequestInit) => Promise<{ status: number, text: string }>} send A request as it is, answered as text: a replay.
+ * @property {string} root The root the console is served under: '' or `/sessions/{name}`.
+ * @property {string} session The session's name: `default` at the bare root.
  */
-export async function control(path, init = {}) {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const token = sessionStorage.getItem(TOKEN_KEY)
-    /** @type {Record<string, string>} */
-    const headers = { ...CONSOLE_HEADERS, ...(init.body ? { 'Content-Type': 'application/json' } : {}) }
-    if (token) headers.Authorization = `Bearer ${token}`
-    const response = await fetch(root + path, { ...init, headers })
-    if (response.status !== 401) return { status: response.status, body: await response.json() }
-    await askToken()
+
+/**
+ * The root a console page at `pathname` is served under: what comes before `/_sandbox/console/`.
+ * @param {string} pathname
+ */
+export const rootOf = (pathname) => pathname.replace(/\/_sandbox\/console\/?.*$/, '')
+
+/**
+ * A client of the sandbox at `root`; the admin token is asked once through `askToken` and kept for the tab.
+ * @param {string} root
+ * @param {{ fetch?: typeof fetch, storage?: Pick<Storage, 'getItem' | 'setItem'>, askToken?: () => Promise<string> }} [using]
+ * @returns {Client}
+ */
+export function createClient(root, using = {}) {
+  const send = using.fetch ?? ((input, init) => fetch(input, init))
+  const storage = using.storage ?? sessionStorage
+  const askToken = using.askToken ?? askTokenInDialog
+  /** @type {Promise<void> | undefined} */
+  let asking
+  return {
+    root,
+    session: root === '' ? 'default' : decodeURIComponent(root.slice(root.lastIndexOf('/') + 1)),
+    async control(path, init = {}) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const token = storage.getItem(TOKEN_KEY)
+        /** @type {Record<string, string>} */
+        const headers = { ...CONSOLE_HEADERS, ...(init.body ? { 'Content-Type': 'application/json' } : {}) }
+        if (token) headers.Authorization = `Bearer ${token}`
+        const response = await send(root + path, { ...init, headers })
+        if (response.status !== 401) return { status: response.status, body: await response.json() }
+        // Several views may be refused at once: one question, and each waits for its answer.
+        asking ??= askToken().then((answer) => {
+          storage.setItem(TOKEN_KEY, answer)
+          asking = undefined
+        })
+        await asking
+      }
+      throw new Error('The admin token was refused.')
+    },
+    async api(path, key, init = {}) {
+      const headers = {
+        ...CONSOLE_HEADERS,
+        ...(init.body ? { 'Content-Type': 'application/json' } : {}),
+        Authorization: `Bearer ${key}`,
+      }
+      const response = await send(root + path, { ...init, headers })
+      return { status: response.status, body: await response.json() }
+    },
+    // A replay: sent as the app sent it, without the console's mark, so the sandbox journals it as any request.
+    async send(path, init = {}) {
+      const response = await send(root + path, init)
+      return { status: response.status, text: await response.text() }
+    },
   }
-  throw new Error('The admin token was refused.')
 }
 
-/** @type {Promise<void> | undefined} */
-let asking
-function askToken() {
-  asking ??= new Promise((resolve) => {
-    const dialog = /** @type {HTMLDialogElement} */ ($('#token-dialog'))
+/** The page's token dialog, opened; what was typed in it once it closes. */
+function askTokenInDialog() {
+  return new Promise((resolve) => {
+    const dialog = /** @type {HTMLDialogElement} */ (document.querySelector('#token-dialog'))
     dialog.addEventListener(
       'close',
-      () => {
-        sessionStorage.setItem(TOKEN_KEY, /** @type {HTMLInputElement} */ (dialog.querySelector('input')).value)
-        asking = undefined
-        resolve()
-      },
+      () => resolve(/** @type {HTMLInputElement} */ (dialog.querySelector('input')).value),
       { once: true },
     )
     dialog.showModal()
   })
-  return asking
-}
-
-/**
- * The API, with a key.
- * @param {string} path
- * @param {string} key
- * @returns {Promise<Answer<unknown>>}
- */
-export async function api(path, key) {
-  const response = await fetch(root + path, { headers: { ...CONSOLE_HEADERS, Authorization: `Bearer ${key}` } })
-  return { status: response.status, body: await response.json() }
 }

@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/startServer.js'
 import { E2E_NOW } from './support/api.js'
+import { seriousViolations } from './support/axe.js'
 import { launchChromium, newPage, pageErrors, screenshot } from './support/browser.js'
 
 /*
@@ -79,7 +82,8 @@ describe('the console', () => {
     const fine = await fetch(`${server.url}/v1/me`, { headers: KEY })
     await page.locator(`[data-request-id="${fine.headers.get('x-request-id')}"]`).click()
     await expect.poll(() => detail.locator('h2').textContent()).toBe('GET /v1/me')
-    expect(await detail.evaluate((node) => [...node.childNodes].map((child) => child.nodeName))).toEqual([
+    const exchange = detail.locator('.exchange')
+    expect(await exchange.evaluate((node) => [...node.childNodes].map((child) => child.nodeName))).toEqual([
       'H2',
       'P',
       'H3',
@@ -91,9 +95,8 @@ describe('the console', () => {
     ])
     // The filters keep the view to what is asked for.
     await fetch(`${server.url}/v1/me`, { headers: KEY })
-    await page.locator('#filters').getByLabel('Status').selectOption('4xx')
+    await page.getByRole('search').getByLabel('Status').selectOption('4xx')
     await expect.poll(() => page.locator('#request-list tbody tr').count()).toBe(1)
-    await screenshot(page, 'console-requests')
   })
 
   it("shows a session's requests only in that session's console", async () => {
@@ -124,6 +127,155 @@ describe('the console', () => {
     await page.locator('[data-session="default"]').waitFor()
     expect(await dialog.isVisible()).toBe(false)
     await screenshot(page, 'console-sessions')
+  })
+})
+
+describe("the console's Requests tab", () => {
+  /** Whether the page scrolls sideways: it must not, at any width. */
+  const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)
+
+  it('finds a request by its id, and pages past the newest with the count shown, the first page alone live', async () => {
+    await fetch(`${server.url}/_sandbox/reset`, { method: 'POST' })
+    const first = await fetch(`${server.url}/v1/calls?limit=3`, { headers: KEY })
+    const wanted = first.headers.get('x-request-id')!
+    for (let i = 0; i < 60; i++) await fetch(`${server.url}/v1/me`, { headers: KEY })
+    const page = await openConsole(server.url)
+    const count = page.locator('.count')
+    await expect.poll(() => count.textContent()).toBe('1–50 of 61 matching')
+    await page.getByRole('button', { name: 'Next' }).click()
+    await expect.poll(() => count.textContent()).toBe('51–61 of 61 matching')
+    await page.locator(`[data-request-id="${wanted}"]`).waitFor()
+    expect(await page.locator('.live-note').textContent()).toMatch(/only the first page follows new requests/)
+    expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true)
+    // A request made while page 2 is read shows once the developer goes back to the newest.
+    const later = await fetch(`${server.url}/v1/me`, { headers: KEY })
+    await page.getByRole('button', { name: 'Newest' }).click()
+    await page.locator(`#request-list tbody tr[data-request-id="${later.headers.get('x-request-id')}"]`).waitFor()
+    await expect.poll(() => count.textContent()).toBe('1–50 of 62 matching')
+
+    await page.getByLabel('Request id').fill(wanted)
+    await expect.poll(() => page.locator('#request-list tbody tr').count()).toBe(1)
+    expect(await page.locator('#request-list tbody tr').getAttribute('data-request-id')).toBe(wanted)
+    await expect.poll(() => count.textContent()).toBe('1–1 of 1 matching')
+    // A time range: the sandbox clock stands still at E2E_NOW, so every request is in the minute from it.
+    await page.getByLabel('Request id').fill('')
+    await page.getByLabel('From (UTC)').fill('2026-11-20T12:00:00')
+    await page.getByLabel('To (UTC)').fill('2026-11-20T12:01:00')
+    await expect.poll(() => count.textContent()).toBe('1–50 of 62 matching')
+    await page.getByLabel('From (UTC)').fill('2026-11-20T12:01:00')
+    await expect.poll(() => count.textContent()).toBe('0 matching')
+  })
+
+  it('copies a request as a curl command that, run, asks the sandbox the same thing', async () => {
+    await fetch(`${server.url}/_sandbox/reset`, { method: 'POST' })
+    const page = await openConsole(server.url)
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+    const sent = await fetch(`${server.url}/v1/contacts?expand=none`, {
+      method: 'POST',
+      headers: { ...KEY, 'Content-Type': 'application/json', 'X-Note': "it's mine" },
+      body: JSON.stringify({ phone: '+14155550166', name: "O'Neil" }),
+    })
+    await page.locator(`[data-request-id="${sent.headers.get('x-request-id')}"]`).click()
+    await page.getByRole('button', { name: 'Copy as curl' }).click()
+    const shown = page.locator('pre.curl')
+    await expect.poll(() => shown.getAttribute('data-copied')).toBe('true')
+    const command = (await shown.textContent())!
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command)
+    // Not spawnSync: the server answering curl runs in this process, and must not be blocked while it does.
+    const ran = await promisify(execFile)('sh', ['-c', `${command} -s -o /dev/null -w '%{http_code}'`], {
+      timeout: 30_000,
+    })
+    const journal = (await (await fetch(`${server.url}/_sandbox/requests?limit=2`)).json()).data
+    const [again, original] = journal
+    expect(again.request_id).not.toBe(original.request_id)
+    for (const part of ['method', 'path', 'query', 'key'] as const) expect(again[part], part).toEqual(original[part])
+    expect(again.request.body).toBe(original.request.body)
+    expect(again.request.headers['x-note']).toBe("it's mine")
+    expect(ran.stdout).toBe(String(again.status))
+  })
+
+  it('replays a request: the new answer beside the old, and the replay in the journal', async () => {
+    await fetch(`${server.url}/_sandbox/reset`, { method: 'POST' })
+    const page = await openConsole(server.url)
+    const refused = await fetch(`${server.url}/v1/contacts?limit=2`, {
+      headers: { Authorization: 'Bearer sk_sandbox_calls' },
+    })
+    await page.locator(`[data-request-id="${refused.headers.get('x-request-id')}"]`).click()
+    const detail = page.locator('#request-detail')
+    // For a missing scope, the reason names the sandbox's keys that have it.
+    await expect
+      .poll(() => detail.locator('.reason').textContent())
+      .toContain('Keys with contacts:read: sk_sandbox_all')
+    await page.getByRole('button', { name: 'Replay' }).click()
+    await expect.poll(() => detail.locator('[data-answer="replayed"] h4').textContent()).toBe('Now: 403')
+    expect(await detail.locator('[data-answer="journaled"] h4').textContent()).toBe('Then: 403')
+    expect(await detail.locator('[data-answer="replayed"] pre').textContent()).toContain('"code": "insufficient_scope"')
+    expect(await detail.locator('.replay').textContent()).toContain('The replay is a real API request')
+    const journal = (await (await fetch(`${server.url}/_sandbox/requests?path=/v1/contacts`)).json()).data
+    expect(journal.map(({ key, status }: { key: string; status: number }) => [key, status])).toEqual([
+      ['sk_sandbox_calls', 403],
+      ['sk_sandbox_calls', 403],
+    ])
+    await page.locator(`#request-list tbody tr[data-request-id="${journal[0].request_id}"]`).waitFor()
+  })
+
+  it('keeps the list and the open request apart at 1280 and 1920, in a drawer at 390, and never scrolls sideways', async () => {
+    await fetch(`${server.url}/_sandbox/reset`, { method: 'POST' })
+    const calls = await (await fetch(`${server.url}/v1/calls?limit=2`, { headers: KEY })).json()
+    const paged = await fetch(`${server.url}/v1/calls?limit=2&cursor=${calls.next_cursor}`, { headers: KEY })
+    await fetch(`${server.url}/v1/calls?limit=500`, { headers: KEY })
+    const id = paged.headers.get('x-request-id')!
+    const page = await openConsole(server.url)
+    const row = page.locator(`#request-list tbody tr[data-request-id="${id}"]`)
+    const detail = page.locator('#request-detail')
+    for (const width of [1280, 1920]) {
+      await page.setViewportSize({ width, height: 860 })
+      await row.click()
+      await detail.locator('h2').waitFor()
+      const [list, open] = [await page.locator('.list-pane').boundingBox(), await detail.boundingBox()]
+      expect(list!.x + list!.width, `${width}`).toBeLessThanOrEqual(open!.x)
+      expect(await scrollsSideways(page), `${width}`).toBe(false)
+      // The long cursor URL is cut in its cell, whole in its title.
+      const path = row.locator('td.cut').first()
+      expect(await path.getAttribute('title')).toContain(`cursor=${calls.next_cursor}`)
+      expect(await path.evaluate((cell) => cell.scrollWidth > cell.clientWidth)).toBe(true)
+    }
+    // The separator moves the split with the keyboard.
+    const separator = page.getByRole('separator')
+    const before = (await page.locator('.list-pane').boundingBox())!.width
+    await separator.focus()
+    await page.keyboard.press('ArrowLeft')
+    await expect.poll(async () => (await page.locator('.list-pane').boundingBox())!.width).toBeLessThan(before)
+    // The chart fills its box, with a title on each bar and a legend in words.
+    const [box, chart] = [await page.locator('.chart-box').boundingBox(), await page.locator('svg.chart').boundingBox()]
+    expect(chart!.width).toBeGreaterThan(box!.width - 4)
+    expect(await page.locator('svg.chart g title').first().textContent()).toBe(
+      '12:00: 3 requests (2 2xx, 1 4xx, 0 5xx)',
+    )
+    expect(await page.locator('.legend').textContent()).toBe('2xx (and 3xx)4xx5xx')
+
+    await page.setViewportSize({ width: 1280, height: 860 })
+    await row.click()
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'console-requests-1280')
+
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.getByRole('button', { name: 'Close' }).click()
+    expect(await detail.isVisible()).toBe(false)
+    expect(await scrollsSideways(page)).toBe(false)
+    await row.focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Close')
+    const drawer = (await detail.boundingBox())!
+    expect([drawer.x, drawer.width]).toEqual([0, 390])
+    expect(await scrollsSideways(page)).toBe(false)
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'console-requests-390')
+    await page.keyboard.press('Escape')
+    expect(await detail.isVisible()).toBe(false)
+    await expect
+      .poll(() => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.requestId))
+      .toBe(id)
   })
 })
 

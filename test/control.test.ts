@@ -614,6 +614,21 @@ describe.each(named)('the control plane, %s', (_name, make) => {
       expect(listed.response.body_truncated).toBe(false)
     })
 
+    it('pages past the newest entries with offset, filtered or not, and counts every match', async () => {
+      for (let i = 1; i <= 5; i++) await api.request(`/v1/calls?limit=${i}`)
+      await api.request('/v1/nowhere')
+      const found = async (query: string) => (await api.request(`/_sandbox/requests?${query}`, { key: null })).body
+      const limits = (body: any) => body.data.map(({ query }: any) => query.limit)
+      const all = await found('limit=2&offset=1')
+      expect([all.data.map(({ path }: any) => path), all.count]).toEqual([['/v1/calls', '/v1/calls'], 6])
+      expect(limits(all)).toEqual(['5', '4'])
+      const calls = await found('path=/v1/calls&limit=2&offset=2')
+      expect([limits(calls), calls.count]).toEqual([['3', '2'], 5])
+      expect(limits(await found('path=/v1/calls&limit=2&offset=4'))).toEqual(['1'])
+      const past = await found('offset=1000000')
+      expect([past.data, past.count]).toEqual([[], 6])
+    })
+
     it('filters by method, path, status, key, since, until and request id, and counts what matches, the limit aside', async () => {
       await api.request('/v1/calls?limit=1')
       await api.request('/v1/calls?limit=1', { key: 'sk_sandbox_readonly' })
@@ -646,6 +661,10 @@ describe.each(named)('the control plane, %s', (_name, make) => {
         ['path=v1', 'path'],
         ['since=yesterday', 'since'],
         ['method=G E T', 'method'],
+        ['offset=-1', 'offset'],
+        ['offset=1000001', 'offset'],
+        ['offset=99999999', 'offset'],
+        ['offset=two', 'offset'],
       ]) {
         const answer = await api.request(`/_sandbox/requests?${query}`, { key: null })
         expect(answer.status, query).toBe(400)

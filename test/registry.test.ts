@@ -136,6 +136,12 @@ describe("the console's choices (GET /_sandbox/choices)", () => {
         reasons: businessTypes.get(business_type)!.reasons.map(({ id }) => id),
       })),
     )
+    // The keys, each with its scopes (those a request is answered with), as GET /_sandbox/keys gives them.
+    expect(body.data.keys.map(({ key, scopes }: { key: string; scopes: string[] }) => ({ key, scopes }))).toEqual(
+      api.sandbox.apiKeys.map(({ key, scopes }) => ({ key, scopes })),
+    )
+    expect(body.data.keys).toEqual((await api.request('/_sandbox/keys', { key: null })).body.data)
+    expect(body.data.keys.find(({ key }: { key: string }) => key === 'sk_sandbox_calls').scopes).toEqual(['calls:read'])
   })
 
   it('offer only call statuses and reasons that POST /_sandbox/calls takes', async () => {

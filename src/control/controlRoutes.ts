@@ -76,6 +76,16 @@ function reasonsOf(businessType: string): string[] {
   return businessTypes.get(businessType)!.reasons.map(({ id }) => id)
 }
 
+/** The API keys with their organizations and scopes: a built-in key whole, a user's own by its last 4 at most. */
+function keysOf(sandbox: Sandbox): KeyInfo[] {
+  return sandbox.apiKeys.map(({ key, organization, scopes }) => ({
+    key: shownCredential(key, sandbox.options.adminToken),
+    organization_id: organization.organization_id,
+    organization_name: organization.organization_name,
+    scopes: [...scopes],
+  }))
+}
+
 function choicesOf(sandbox: Sandbox): Choices {
   return {
     kinds: KINDS.map((kind) => {
@@ -97,6 +107,7 @@ function choicesOf(sandbox: Sandbox): Choices {
       statuses: FaultRuleRequest.shape.status.unwrap().options.map((status) => status.value),
       errors: [FaultRuleRequest.shape.error.unwrap().value],
     },
+    keys: keysOf(sandbox),
   }
 }
 
@@ -159,13 +170,13 @@ export const controlRoutes: readonly Endpoint[] = [
     path: '/_sandbox/requests',
     requires: 'admin token',
     summary: 'The request journal',
-    description: `The newest API requests and their responses, newest first (at most the journal's size, 1,000 by default, and 32 MiB of bodies), each with its headers and its body and the response's, bodies kept up to 4 KiB (over Redis, a successful response's up to 1 KiB). Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since and until (a time range), request_id (one request, by its X-Request-Id); count is how many match, limit or not. Requests to /_sandbox/ and /openapi.json are not in it.`,
+    description: `The newest API requests and their responses, newest first (at most the journal's size, 1,000 by default, and 32 MiB of bodies), each with its headers and its body and the response's, bodies kept up to 4 KiB (over Redis, a successful response's up to 1 KiB). Filters: method, path (a trailing * for a prefix), status (404 or 4xx), key, since and until (a time range), request_id (one request, by its X-Request-Id); count is how many match, limit or not. offset passes over that many of the newest matches, for the pages past the first (at most 1,000,000; past the last match, an empty page). Requests to /_sandbox/ and /openapi.json are not in it.`,
     pathParams: NoPath,
     query: JournalQuery,
     response: z.object({ data: z.array(JournalEntry), count: z.int(), meta: Meta }),
     answer: async ({ sandbox, query }) => {
-      const { limit, ...filter } = query
-      const { entries, count } = await sandbox.journalEntries(limit, filter)
+      const { limit, offset, ...filter } = query
+      const { entries, count } = await sandbox.journalEntries(limit, filter, offset)
       return { body: { data: entries, count } }
     },
   }),
@@ -203,16 +214,7 @@ export const controlRoutes: readonly Endpoint[] = [
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.array(KeyInfo)),
-    answer: ({ sandbox }) => ({
-      body: {
-        data: sandbox.apiKeys.map(({ key, organization, scopes }) => ({
-          key: shownCredential(key, sandbox.options.adminToken),
-          organization_id: organization.organization_id,
-          organization_name: organization.organization_name,
-          scopes: [...scopes],
-        })),
-      },
-    }),
+    answer: ({ sandbox }) => ({ body: { data: keysOf(sandbox) } }),
   }),
   defineEndpoint({
     method: 'POST',

@@ -343,12 +343,16 @@ export class Sandbox {
     this.#log.recordRequest(entry, usage)
   }
 
-  /** The request journal, newest first (at most `limit`, of those `filter` lets through), and how many it lets through. */
+  /**
+   * The request journal, newest first (at most `limit` of those `filter` lets through, past the newest `offset` of
+   * them), and how many it lets through.
+   */
   journalEntries(
     limit = this.journal.capacity,
     filter: JournalFilter = {},
+    offset = 0,
   ): Promise<{ entries: JournalEntry[]; count: number }> {
-    return this.#log.journalEntries(limit, filter)
+    return this.#log.journalEntries(limit, filter, offset)
   }
 
   /** The usage report per key (see `Usage.report`): this process's, or the fleet's from its store. */

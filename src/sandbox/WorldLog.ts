@@ -174,21 +174,25 @@ export class WorldLog {
     if (this.#store?.shared) this.#store.requests.record(entry, journal.capacity, usage && countersOf(...usage))
   }
 
-  async journalEntries(limit: number, filter: JournalFilter): Promise<{ entries: JournalEntry[]; count: number }> {
+  async journalEntries(
+    limit: number,
+    filter: JournalFilter,
+    offset = 0,
+  ): Promise<{ entries: JournalEntry[]; count: number }> {
     const shared = this.#store?.shared ? this.#store.requests : undefined
     const { journal } = this.#world
     const { capacity } = journal
     // No filter: the newest `limit`, and the journal's size, without reading the rest (a fleet's is in Redis, and the
     // console asks twice a second).
     if (Object.values(filter).every((value) => value === undefined)) {
-      const kept = Math.min(limit, capacity)
+      const kept = Math.min(offset + limit, capacity)
       const { entries, size } = shared
         ? await shared.journal(kept)
         : { entries: journal.entries(kept), size: journal.size }
-      return { entries, count: Math.min(size, capacity) }
+      return { entries: entries.slice(offset), count: Math.min(size, capacity) }
     }
     const matching = filterEntries(shared ? (await shared.journal(capacity)).entries : journal.entries(), filter)
-    return { entries: matching.slice(0, limit), count: matching.length }
+    return { entries: matching.slice(offset, offset + limit), count: matching.length }
   }
 
   async usageReport(endpoints: readonly UsageEndpoint[]): Promise<KeyUsage[]> {

@@ -313,6 +313,11 @@ export const Choices = z.object({
     statuses: z.array(z.int()),
     errors: z.array(z.string()),
   }),
+  /**
+   * The API keys (`GET /_sandbox/keys`'s): the console names the ones that have a scope a request lacked, and replays
+   * a journaled request with its key when the sandbox issued it (a user's own key is shown by its last 4 only).
+   */
+  keys: z.array(KeyInfo),
 })
 export type Choices = z.infer<typeof Choices>
 

@@ -31,12 +31,27 @@ function journalInstant(name: string) {
 }
 
 /** The request journal's filters (`GET /_sandbox/requests`): each given one must match. */
+/** The most entries `offset` passes over: more than any journal keeps (its size is bounded too). */
+export const MAX_JOURNAL_OFFSET = 1_000_000
+
 export const JournalQuery = z.object({
   limit: z
     .string()
     .regex(/^\d{1,7}$/, { error: 'limit must be a positive integer.' })
     .transform(Number)
     .pipe(z.int().min(1, { error: 'limit must be a positive integer.' }))
+    .optional(),
+  /** How many of the newest matching entries to pass over: the console's pages past the first. */
+  offset: z
+    .string()
+    .regex(/^\d{1,7}$/, { error: `offset must be an integer from 0 to ${MAX_JOURNAL_OFFSET}.` })
+    .transform(Number)
+    .pipe(
+      z
+        .int()
+        .min(0)
+        .max(MAX_JOURNAL_OFFSET, { error: `offset must be an integer from 0 to ${MAX_JOURNAL_OFFSET}.` }),
+    )
     .optional(),
   method: z
     .string()

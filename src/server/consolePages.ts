@@ -23,6 +23,7 @@ const FILES = [
   'sandbox.js',
   'choices.js',
   'requests.js',
+  'exchange.js',
   'chart.js',
   'world.js',
   'controls.js',

@@ -92,6 +92,14 @@ export const CHOICES: Choices = {
     statuses: [400, 429, 500, 503],
     errors: ['network'],
   },
+  keys: [
+    {
+      key: 'sk_sandbox_all',
+      organization_id: '6f1e1c52-9f0e-4d1a-9a57-2d3f5b8c7e01',
+      organization_name: 'Bright Smile Dental',
+      scopes: ['calls:read', 'contacts:read', 'contacts:write'],
+    },
+  ],
 }
 
 /** A list's answer, as the API gives it. */

@@ -1,0 +1,174 @@
+// One journaled request, whole: what was sent and answered, the reason for an error, copy as curl and replay.
+
+import { el, reasonOf } from './elements.js'
+
+/** @typedef {import('../src/schemas/index.js').JournalEntry} JournalEntry */
+/** @typedef {import('./elements.js').ApiError} ApiError */
+/** @typedef {ReadonlyArray<{ key: string, scopes: readonly string[] }>} Keys */
+
+/** What curl and fetch set themselves, or what a copy must not carry: the journal's value would be wrong there. */
+const SET_BY_THE_CLIENT = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'accept-encoding'])
+/** How the journal shows a credential it did not issue: `…` and at most its last four characters. */
+const SHOWN_BY_ITS_END = /…\S{0,4}$/
+
+/**
+ * The query as it was sent, `?a=1&b=2` (a repeated name once per value), or ''.
+ * @param {JournalEntry['query']} query
+ * @param {(text: string) => string} [encode] how a name or value is written: as is (to read), or encoded (a URL)
+ */
+export function queryText(query, encode = (text) => text) {
+  const pairs = Object.entries(query).flatMap(([name, value]) =>
+    [value].flat().map((one) => `${encode(name)}=${encode(one)}`),
+  )
+  return pairs.length > 0 ? `?${pairs.join('&')}` : ''
+}
+
+/** @param {string} text */
+const quoted = (text) => `'${text.replaceAll("'", `'\\''`)}'`
+
+/**
+ * The request as a curl command: its method, its whole URL, its headers as journaled and its body. A credential the
+ * journal shows only by its end (a key the sandbox did not issue) becomes `$API_KEY`, for the shell to fill in: the
+ * command never carries a key it was not given.
+ * @param {JournalEntry} entry
+ * @param {string} base the sandbox's origin and root, such as `http://localhost:4010/sessions/ci-1`
+ */
+export function curlOf(entry, base) {
+  const lines = [`curl -X ${entry.method} ${quoted(base + entry.path + queryText(entry.query, encodeURIComponent))}`]
+  for (const [name, values] of Object.entries(entry.request?.headers ?? {})) {
+    if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue
+    for (const value of values.split('\n')) {
+      const header = `${name}: ${value}`
+      lines.push(
+        SHOWN_BY_ITS_END.test(value)
+          ? `-H "${header.replace(SHOWN_BY_ITS_END, '').replace(/["\\$`]/g, '\\$&')}$API_KEY"`
+          : `-H ${quoted(header)}`,
+      )
+    }
+  }
+  if (entry.request?.body) lines.push(`--data-raw ${quoted(entry.request.body)}`)
+  return lines.join(' \\\n  ')
+}
+
+/**
+ * The same request again, for `fetch`: its journaled headers, with the sandbox's own key whole when it issued the
+ * one sent; a credential shown by its end only is left out (no key is made up), and so is a body the journal cut.
+ * @param {JournalEntry} entry
+ * @param {Keys} keys the sandbox's issued keys
+ * @returns {{ path: string, init: RequestInit, left: string[] }} `left`: what the replay could not send, to say
+ */
+export function replayOf(entry, keys) {
+  /** @type {Record<string, string>} */
+  const headers = {}
+  const left = []
+  for (const [name, value] of Object.entries(entry.request?.headers ?? {})) {
+    const lower = name.toLowerCase()
+    if (SET_BY_THE_CLIENT.has(lower) || value.includes('\n')) continue
+    if (lower === 'authorization') {
+      // The keys list shows a user's own key by its end too: only a key shown whole is one to send.
+      const whole = entry.key != null && !SHOWN_BY_ITS_END.test(entry.key)
+      if (whole && keys.some(({ key }) => key === entry.key)) headers[name] = `Bearer ${entry.key}`
+      else left.push(`its key (the journal shows only ${entry.key ?? 'part of it'})`)
+    } else if (SHOWN_BY_ITS_END.test(value)) left.push(`${name} (the journal shows only its end)`)
+    else headers[name] = value
+  }
+  if (entry.request?.headers_truncated) left.push('the headers the journal did not keep')
+  const cut = entry.request?.body_truncated === true
+  if (cut) left.push('its body (the journal kept only its start)')
+  return {
+    path: entry.path + queryText(entry.query, encodeURIComponent),
+    init: { method: entry.method, headers, body: cut ? undefined : (entry.request?.body ?? undefined) },
+    left,
+  }
+}
+
+/**
+ * The exchange as the journal keeps it: the request line, status, time and key; the reason and the fix for an
+ * error; then the request's and the answer's headers and bodies, each body whole.
+ * @param {JournalEntry} entry
+ * @param {Keys} keys
+ */
+export function renderExchange(entry, keys) {
+  const error = parse(entry.response?.body)?.error
+  return el(
+    'div',
+    { class: 'exchange' },
+    el('h2', {}, `${entry.method} ${entry.path}${queryText(entry.query)}`),
+    el('p', {}, `${entry.status} in ${entry.duration_ms} ms, ${entry.timestamp}, key ${entry.key ?? '(none)'}`),
+    // append would show an undefined as the word "undefined": a part that is not there is left out.
+    error ? reasonOf(error, keys) : undefined,
+    el('h3', {}, 'Request'),
+    headersOf(entry.request?.headers),
+    bodyOf(entry.request),
+    el('h3', {}, 'Answer'),
+    headersOf(entry.response?.headers),
+    bodyOf(entry.response),
+  )
+}
+
+/**
+ * The journaled answer and the replay's, side by side.
+ * @param {JournalEntry} entry
+ * @param {{ status: number, text: string }} replayed
+ * @param {string[]} left what the replay could not send
+ */
+export function renderReplay(entry, replayed, left) {
+  return el(
+    'section',
+    { class: 'replay', 'aria-label': 'Replay' },
+    el('h3', {}, 'Replayed'),
+    el(
+      'p',
+      {},
+      'The replay is a real API request: the journal lists it and the usage report counts it like any other.',
+      left.length > 0 ? ` Sent without ${left.join(', ')}.` : '',
+    ),
+    el(
+      'div',
+      { class: 'compare' },
+      el('div', { 'data-answer': 'journaled' }, el('h4', {}, `Then: ${entry.status}`), bodyOf(entry.response)),
+      el(
+        'div',
+        { 'data-answer': 'replayed' },
+        el('h4', {}, `Now: ${replayed.status}`),
+        bodyOf({ body: replayed.text, body_truncated: false }),
+      ),
+    ),
+  )
+}
+
+/** @param {Record<string, string>} [headers] */
+function headersOf(headers = {}) {
+  return el(
+    'pre',
+    {},
+    // The journal keeps several Set-Cookies in one value, one a line: each is shown as it came, with its name.
+    Object.entries(headers)
+      .flatMap(([name, value]) => value.split('\n').map((one) => `${name}: ${one}`))
+      .join('\n') || '(none)',
+  )
+}
+
+/** @param {{ body?: string | null, body_truncated?: boolean } | undefined} message */
+function bodyOf(message) {
+  if (!message?.body) return el('p', {}, '(no body)')
+  const parsed = parse(message.body)
+  const text = parsed ? JSON.stringify(parsed, null, 2) : message.body
+  return el(
+    'pre',
+    { class: 'body' },
+    text + (message.body_truncated ? '\n… (cut: the journal keeps the start of a long body)' : ''),
+  )
+}
+
+/**
+ * @param {string | null | undefined} text
+ * @returns {{ error?: ApiError } | undefined}
+ */
+function parse(text) {
+  try {
+    return text ? JSON.parse(text) : undefined
+  } catch {
+    return undefined
+  }
+}
