@@ -257,6 +257,10 @@ describe("the console's Requests tab", () => {
     await page.setViewportSize({ width: 1280, height: 860 })
     await row.click()
     expect(await seriousViolations(page)).toEqual([])
+    // The refused request open, with its reason and fix: the picture the README shows.
+    await page.locator('#request-list tbody tr', { hasText: 'limit=500' }).click()
+    await detail.locator('.reason').waitFor()
+    expect(await seriousViolations(page)).toEqual([])
     await screenshot(page, 'console-requests-1280')
 
     await page.setViewportSize({ width: 390, height: 844 })
