@@ -21,6 +21,12 @@ const HEADER_OVERHEAD = 60
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
+/** A page of the journal: its entries, newest first, and how many entries the filter lets through in all. */
+export interface JournalPage {
+  entries: JournalEntry[]
+  count: number
+}
+
 /** Which entries `entries` answers: each given field must match. */
 export interface JournalFilter {
   method?: string

@@ -11,7 +11,7 @@ import type { AddAppointmentInput, AddCallInput, AddedCall, AddLeadInput } from 
 import { Factories } from './Factories.js'
 import { FaultRules, MemoryRuleBook } from './FaultRules.js'
 import { Faults, type NextFaults } from './Faults.js'
-import { Journal, type JournalFilter } from './Journal.js'
+import { Journal, type JournalFilter, type JournalPage } from './Journal.js'
 import { JournalBudget } from './JournalBudget.js'
 import { KeyRing, type ApiKey } from './KeyRing.js'
 import { LiveMode } from './LiveMode.js'
@@ -343,15 +343,8 @@ export class Sandbox {
     this.#log.recordRequest(entry, usage)
   }
 
-  /**
-   * The request journal, newest first (at most `limit` of those `filter` lets through, past the newest `offset` of
-   * them), and how many it lets through.
-   */
-  journalEntries(
-    limit = this.journal.capacity,
-    filter: JournalFilter = {},
-    offset = 0,
-  ): Promise<{ entries: JournalEntry[]; count: number }> {
+  /** The journal, newest first: at most `limit` that `filter` lets through, past the newest `offset`; and their count. */
+  journalEntries(limit = this.journal.capacity, filter: JournalFilter = {}, offset = 0): Promise<JournalPage> {
     return this.#log.journalEntries(limit, filter, offset)
   }
 

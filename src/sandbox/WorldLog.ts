@@ -2,7 +2,7 @@ import type { JournalEntry, KeyUsage, StoreHealth } from '../schemas/index.js'
 import type { LogEntry, SeedIdentity } from '../schemas/snapshot.js'
 import type { DatabaseChanges } from '../schemas/stored.js'
 import type { Clock } from './Clock.js'
-import { filterEntries, type Journal, type JournalFilter } from './Journal.js'
+import { filterEntries, type Journal, type JournalFilter, type JournalPage } from './Journal.js'
 import type { ScenarioName } from './scenarios.js'
 import { countersOf, type Endpoint as UsageEndpoint, Usage } from './Usage.js'
 import type { StoreLog } from './StoreLog.js'
@@ -174,11 +174,7 @@ export class WorldLog {
     if (this.#store?.shared) this.#store.requests.record(entry, journal.capacity, usage && countersOf(...usage))
   }
 
-  async journalEntries(
-    limit: number,
-    filter: JournalFilter,
-    offset = 0,
-  ): Promise<{ entries: JournalEntry[]; count: number }> {
+  async journalEntries(limit: number, filter: JournalFilter, offset = 0): Promise<JournalPage> {
     const shared = this.#store?.shared ? this.#store.requests : undefined
     const { journal } = this.#world
     const { capacity } = journal

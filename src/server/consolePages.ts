@@ -18,6 +18,7 @@ export const CONSOLE_PATH = `${CONTROL_PREFIX}/console`
 const FILES = [
   'index.html',
   'console.css',
+  'requests.css',
   'console.js',
   'elements.js',
   'sandbox.js',
