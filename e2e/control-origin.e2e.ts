@@ -163,7 +163,9 @@ describe("the console, at the sandbox's own origin", () => {
     const contact = await writeContact('+14155550182')
     const page = await newPage(browser)
     await page.goto(`${sandbox.url}/_sandbox/console/#controls`)
-    await page.getByRole('button', { name: 'Reset the world' }).click()
+    // The console asks before a reset: the page's own confirmation, then the reset.
+    await page.getByRole('button', { name: 'Reset the world…' }).click()
+    await page.getByRole('button', { name: 'Reset to default' }).click()
     await expect.poll(() => contactStatus(contact)).toBe(404)
     await page.context().close()
   })
