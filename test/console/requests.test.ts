@@ -250,8 +250,8 @@ describe('copy as curl', () => {
       },
     })
     const curl = curlOf(foreign, 'http://h')
-    expect(curl).toContain('-H "authorization: Bearer $API_KEY"')
-    expect(curl).toContain('-H "x-api-key: $API_KEY"')
+    expect(curl).toContain(`-H 'authorization: Bearer '"$API_KEY"`)
+    expect(curl).toContain(`-H 'x-api-key: '"$API_KEY"`)
     expect(curl).not.toContain('abcd')
   })
 
