@@ -61,8 +61,9 @@ const word = (text) => (/^[A-Za-z0-9_-]+$/.test(text) ? text : quoted(text))
  * @param {string} base the sandbox's origin and root, such as `http://localhost:4010/sessions/ci-1`
  */
 export function curlOf(entry, base) {
+  // --globoff: a journaled path keeps its brackets, and curl would make `[1-99999999]` that many requests.
   const lines = [
-    `curl -X ${word(entry.method)} ${quoted(base + entry.path + queryText(entry.query, encodeURIComponent))}`,
+    `curl --globoff -X ${word(entry.method)} ${quoted(base + entry.path + queryText(entry.query, encodeURIComponent))}`,
   ]
   for (const [name, values] of Object.entries(entry.request?.headers ?? {})) {
     if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue

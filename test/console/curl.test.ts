@@ -40,6 +40,7 @@ describe('copy as curl, pasted into a shell', () => {
       'x-note': `it's "$(id)" \`id\` \\ !! !#`,
     })
     expect(wordsOf(curlOf(entry, 'http://h'))).toEqual([
+      '--globoff',
       '-X',
       'POST',
       "http://h/v1/contacts/'$(id)'`id`\\?q='%24(id)'",
@@ -61,7 +62,13 @@ describe('copy as curl, pasted into a shell', () => {
     expect(wordsOf(command).at(-1)).toBe(body)
   })
 
+  it('asks curl for the path as journaled, brackets and all, not one request per value of a range', () => {
+    // A client's /v1/calls/[1-99999999] is journaled as sent: globbed, it would be that many requests to the server.
+    const words = wordsOf(curlOf({ ...hostile({}), path: '/v1/calls/[1-99999999]' }, 'http://h'))
+    expect(words.slice(0, 4)).toEqual(['--globoff', '-X', 'POST', "http://h/v1/calls/[1-99999999]?q='%24(id)'"])
+  })
+
   it('quotes a method that is not a plain word', () => {
-    expect(wordsOf(curlOf({ ...hostile({}), method: '`id`' }, 'http://h')).slice(0, 2)).toEqual(['-X', '`id`'])
+    expect(wordsOf(curlOf({ ...hostile({}), method: '`id`' }, 'http://h')).slice(1, 3)).toEqual(['-X', '`id`'])
   })
 })
