@@ -23,8 +23,35 @@ export function queryText(query, encode = (text) => text) {
   return pairs.length > 0 ? `?${pairs.join('&')}` : ''
 }
 
-/** @param {string} text */
-const quoted = (text) => `'${text.replaceAll("'", `'\\''`)}'`
+/**
+ * Control characters (C0, DEL, C1) but the newline: pasted into a terminal, one can send a signal (a Ctrl-C drops the
+ * line typed so far, quotes and all) or edit the line before the shell reads the quotes around it. A newline inside
+ * single quotes stays text, and keeps a pretty-printed body legible.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g
+
+/**
+ * One word for the shell a developer pastes the command into, however hostile the text: in single quotes, where an
+ * interactive bash or zsh expands nothing (not `$`, backticks, nor history's `!`, which double quotes let through);
+ * with a control character, as `$'…'` with each one escaped (and `!`, for a shell whose history would expand it there), so that none reaches
+ * the terminal raw.
+ * @param {string} text
+ */
+function quoted(text) {
+  if (!text.match(CONTROL)) return `'${text.replaceAll("'", `'\\''`)}'`
+  const escaped = text
+    .replace(/[\\'!]/g, (char) => (char === '!' ? '\\x21' : `\\${char}`))
+    .replace(CONTROL, (char) => {
+      const code = char.charCodeAt(0)
+      // A C1 character as its two UTF-8 bytes: `\u` needs a UTF-8 locale in the shell, `\x` does not.
+      return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\xc2\\x${code.toString(16)}`
+    })
+  return `$'${escaped}'`
+}
+
+/** A plain word (an HTTP method) as it is; anything else quoted. @param {string} text */
+const word = (text) => (/^[A-Za-z0-9_-]+$/.test(text) ? text : quoted(text))
 
 /**
  * The request as a curl command: its method, its whole URL, its headers as journaled and its body. A credential the
@@ -34,14 +61,17 @@ const quoted = (text) => `'${text.replaceAll("'", `'\\''`)}'`
  * @param {string} base the sandbox's origin and root, such as `http://localhost:4010/sessions/ci-1`
  */
 export function curlOf(entry, base) {
-  const lines = [`curl -X ${entry.method} ${quoted(base + entry.path + queryText(entry.query, encodeURIComponent))}`]
+  // --globoff: a journaled path keeps its brackets, and curl would make `[1-99999999]` that many requests.
+  const lines = [
+    `curl --globoff -X ${word(entry.method)} ${quoted(base + entry.path + queryText(entry.query, encodeURIComponent))}`,
+  ]
   for (const [name, values] of Object.entries(entry.request?.headers ?? {})) {
     if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue
     for (const value of values.split('\n')) {
       const header = `${name}: ${value}`
       lines.push(
         SHOWN_BY_ITS_END.test(value)
-          ? `-H "${header.replace(SHOWN_BY_ITS_END, '').replace(/["\\$`]/g, '\\$&')}$API_KEY"`
+          ? `-H ${quoted(header.replace(SHOWN_BY_ITS_END, ''))}"$API_KEY"`
           : `-H ${quoted(header)}`,
       )
     }

@@ -108,7 +108,10 @@ export function createWorldView({ api, choices }) {
       detail.replaceChildren(renderRecord(choice, record, openLink))
       return
     }
-    const { status, body } = /** @type {Answer<ApiRecord>} */ (await api(`/v1/${kind}/${record.id}`, key()))
+    const { status, body } = /** @type {Answer<ApiRecord>} */ (
+      // One path segment, whatever the id: a recorded world or a real service names the records, not the console.
+      await api(`/v1/${kind}/${encodeURIComponent(record.id)}`, key())
+    )
     if (status === 404) return closeGone(choice, record.id)
     if (status !== 200) return detail.replaceChildren(reasonOf(body.error))
     open = { kind, record: body.data }

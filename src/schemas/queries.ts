@@ -30,10 +30,10 @@ function journalInstant(name: string) {
   })
 }
 
-/** The request journal's filters (`GET /_sandbox/requests`): each given one must match. */
 /** The most entries `offset` passes over: more than any journal keeps (its size is bounded too). */
 export const MAX_JOURNAL_OFFSET = 1_000_000
 
+/** The request journal's filters (`GET /_sandbox/requests`): each given one must match. */
 export const JournalQuery = z.object({
   limit: z
     .string()

@@ -231,7 +231,7 @@ describe('copy as curl', () => {
     })
     expect(curlOf(posted, 'http://localhost:4010/sessions/ci')).toBe(
       [
-        "curl -X POST 'http://localhost:4010/sessions/ci/v1/contacts?note=it'\\''s&tag=a%20b&tag=c'",
+        "curl --globoff -X POST 'http://localhost:4010/sessions/ci/v1/contacts?note=it'\\''s&tag=a%20b&tag=c'",
         "-H 'authorization: Bearer sk_sandbox_all'",
         "-H 'content-type: application/json'",
         `--data-raw '{"name":"O'\\''Neil"}'`,
@@ -250,8 +250,8 @@ describe('copy as curl', () => {
       },
     })
     const curl = curlOf(foreign, 'http://h')
-    expect(curl).toContain('-H "authorization: Bearer $API_KEY"')
-    expect(curl).toContain('-H "x-api-key: $API_KEY"')
+    expect(curl).toContain(`-H 'authorization: Bearer '"$API_KEY"`)
+    expect(curl).toContain(`-H 'x-api-key: '"$API_KEY"`)
     expect(curl).not.toContain('abcd')
   })
 

@@ -106,6 +106,25 @@ describe('the World tab', () => {
     await vi.waitFor(() => expect(detail.querySelector('h2')?.textContent).toBe('Contact Ada Lovelace: k1'))
   })
 
+  it('reads a linked record by its id as one path segment, whatever the id holds', async () => {
+    // A recorded world, or a real service in proxy mode, names the records: an id of its choosing must not steer the
+    // console's read (with the World tab's key) to another path of the server.
+    const hostile = '../../_sandbox/requests?x=#'
+    const { element, view, client } = worldOf({
+      'GET /v1/calls?limit=20': listOf([{ ...CALL, contact_id: hostile }]),
+      'GET /v1/calls/c1': { status: 200, body: { data: { ...CALL, contact_id: hostile, messages: [] } } },
+      [`GET /v1/contacts/${encodeURIComponent(hostile)}`]: refusal(404, 'not_found', 'No contact.'),
+    })
+    await view.refresh()
+    element.querySelector('tr[data-id=c1]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }))
+    const detail = element.querySelector('.world-detail')!
+    await vi.waitFor(() => expect(detail.querySelector('button.link')).not.toBeNull())
+    ;(detail.querySelector('button.link') as HTMLButtonElement).click()
+    await vi.waitFor(() =>
+      expect(client.sent.at(-1)?.path).toBe('/v1/contacts/..%2F..%2F_sandbox%2Frequests%3Fx%3D%23'),
+    )
+  })
+
   it("shows a lead's fields, its call a link: a kind the API reads no one record of", async () => {
     const { element } = worldOf({
       'GET /v1/calls?limit=20': listOf([]),
