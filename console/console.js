@@ -68,7 +68,8 @@ for (const [index, tab] of tabs.entries()) {
   })
 }
 
-openTab(location.hash.slice(1) in refresh ? location.hash.slice(1) : 'requests')
+// Own keys only: a link to `#__proto__` or `#toString` opens the Requests tab, not an inherited function.
+openTab(Object.hasOwn(refresh, location.hash.slice(1)) ? location.hash.slice(1) : 'requests')
 setInterval(() => {
   if (!$('#requests').hidden) requests.refresh({ live: true })
 }, 500)

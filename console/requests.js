@@ -19,6 +19,8 @@ import { curlOf, queryText, renderExchange, renderReplay, replayOf } from './exc
  */
 
 export const PAGE_SIZE = 50
+/** How often, at most, the chart asks for its hour again while the list follows new requests. */
+const CHART_EVERY_MS = 5_000
 const FILTERS = ['request_id', 'path', 'status', 'key', 'since', 'until']
 const number = new Intl.NumberFormat('en-US')
 
@@ -59,6 +61,7 @@ export function createRequestsView(deps) {
   let chartEntries = []
   let chartEnd = 0
   let chartBusy = false
+  let chartAskedAt = 0
 
   const field = (/** @type {string} */ label, /** @type {Record<string, unknown>} */ attributes) =>
     el('label', {}, label, el('input', attributes))
@@ -219,7 +222,7 @@ export function createRequestsView(deps) {
     if (now === shown) return
     shown = now
     showRows(body.data)
-    if (offset === 0) refreshChart(filters, body.data[0])
+    if (offset === 0) refreshChart(filters, body.data[0], live)
   }
 
   /** @param {JournalEntry[]} entries */
@@ -318,13 +321,16 @@ export function createRequestsView(deps) {
 
   /**
    * The chart counts what the journal holds for the hour before the newest match: asked again only when the first
-   * page changed, and one question at a time.
+   * page changed, one question at a time, and while it follows new requests at most every few seconds (the hour's
+   * entries are many more bytes than a page: a busy server is not asked for them twice a second).
    * @param {URLSearchParams} filters
    * @param {JournalEntry | undefined} newestEntry
+   * @param {boolean} live
    */
-  async function refreshChart(filters, newestEntry) {
-    if (chartBusy) return
+  async function refreshChart(filters, newestEntry, live) {
+    if (chartBusy || (live && Date.now() - chartAskedAt < CHART_EVERY_MS)) return
     chartBusy = true
+    chartAskedAt = Date.now()
     try {
       chartEnd = newestEntry ? Date.parse(newestEntry.timestamp) : chartEnd || Date.now()
       const since = new Date(Math.floor(chartEnd / 60_000) * 60_000 - 59 * 60_000).toISOString()

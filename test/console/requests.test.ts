@@ -106,6 +106,32 @@ describe('the Requests tab', () => {
     expect(countText(0, 0, 0)).toBe('0 matching')
   })
 
+  it("asks for the chart's hour at once on a search, and while it follows new requests at most every 5 s", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const journal = fakeJournal(3)
+      const requests = view(journal)
+      const chartAsks = () => journal.asked.filter((query) => query.has('since') && !query.has('offset')).length
+      await requests.refresh()
+      await vi.waitFor(() => expect(chartAsks()).toBe(1))
+      // A new request on the first page: the list follows it, the chart waits its turn.
+      journal.entries.unshift(entry(99))
+      await requests.refresh({ live: true })
+      expect(rows()[0]!.dataset.requestId).toBe('req_99')
+      expect(chartAsks()).toBe(1)
+      vi.advanceTimersByTime(5_000)
+      journal.entries.unshift(entry(98))
+      await requests.refresh({ live: true })
+      await vi.waitFor(() => expect(chartAsks()).toBe(2))
+      // The developer's own question (a refresh that is not the poll) is answered whole, chart too.
+      journal.entries.unshift(entry(97))
+      await requests.refresh()
+      await vi.waitFor(() => expect(chartAsks()).toBe(3))
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('searches by request id, path, status, key and time range, as the journal names them, from the first page', async () => {
     const journal = fakeJournal(120)
     const requests = view(journal)
