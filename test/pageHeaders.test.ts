@@ -3,7 +3,7 @@
  * console and /docs), and the one every JSON answer carries: whatever text
  * reaches a page runs nothing, and no other origin can frame it.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../src/server/startServer.js'
 import { NOW } from './support/transports.js'
@@ -63,6 +63,18 @@ describe('the console, at the bare root and in a session', () => {
     const directives = directivesOf(response.headers.get('content-security-policy'))
     expectLockedDown(directives, path)
     for (const [name, value] of Object.entries(PAGE_HEADERS)) expect(response.headers.get(name), name).toBe(value)
+  })
+
+  it('preloads every module of its own, each one the server serves, and every file it links is served', async () => {
+    const page = readFileSync(new URL('../console/index.html', import.meta.url), 'utf8')
+    const modules = readdirSync(new URL('../console/', import.meta.url)).filter(
+      (name) => name.endsWith('.js') && name !== 'console.js',
+    )
+    const preloaded = [...page.matchAll(/<link rel="modulepreload" href="\.\/([^"]+)">/g)].map(([, name]) => name)
+    expect(preloaded.sort()).toEqual(modules.sort())
+    for (const [, name] of page.matchAll(/(?:href|src)="\.\/([^"]+)"/g)) {
+      expect((await fetch(`${server.url}/_sandbox/console/${name}`)).status, name).toBe(200)
+    }
   })
 
   it('has no inline script, style or event handler in its page, which its policy would block', () => {
