@@ -137,7 +137,9 @@ export async function dispatch(
   if (plane === SESSIONS) return runEndpoint(plane, { ...contextOf(sessions.base), sessions })
   if (!atSession)
     return sessions.use(DEFAULT_SESSION, (world) =>
-      proxy && plane === API ? proxy.answer(world, request, below, url) : runEndpoint(plane, contextOf(world)),
+      proxy && plane === API
+        ? proxy.answer(world, request, below, url, consoleRead)
+        : runEndpoint(plane, contextOf(world)),
     )
   const stranger = sessions.has(name) ? undefined : unprovenFirstRequest(sandbox, request)
   if (stranger) {

@@ -1,4 +1,3 @@
-import { isConsoleRead } from '../http/consoleRead.js'
 import { LruMap } from '../data/LruMap.js'
 import { bearerToken } from '../http/bearerToken.js'
 import { readBodyAsSent } from '../http/body.js'
@@ -72,7 +71,7 @@ export class UpstreamProxy {
    * recorded → sent back as it came, with `X-Sandbox-Contract` and `X-Sandbox-Request-Id`
    * → journal and drift report.
    */
-  async answer(world: Sandbox, request: FetchRequest, path: string, url: URL): Promise<Reply> {
+  async answer(world: Sandbox, request: FetchRequest, path: string, url: URL, consoleRead = false): Promise<Reply> {
     const started = performance.now()
     const requestId = newRequestId()
     const token = bearerToken(request.headers.get('authorization'))
@@ -144,9 +143,9 @@ export class UpstreamProxy {
           got: scrubber.text(violation.got, true),
         }))
       : violations
-    // The console's own reads are not journaled (isConsoleRead); the drift report still holds the upstream to the
-    // contract with them, as what they say is of the upstream, not of the app under test.
-    if (!isConsoleRead(request))
+    // The console's own reads (`consoleRead`, as the dispatch found it) are not journaled; the drift report still holds
+    // the upstream to the contract with them, as what they say is of the upstream, not of the app under test.
+    if (!consoleRead)
       world.recordRequest({
         ...journalEntry(world, {
           requestId,
