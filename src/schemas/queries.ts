@@ -32,6 +32,7 @@ function journalInstant(name: string) {
 
 /** The most entries `offset` passes over: more than any journal keeps (its size is bounded too). */
 export const MAX_JOURNAL_OFFSET = 1_000_000
+const OFFSET_MESSAGE = `offset must be an integer from 0 to ${MAX_JOURNAL_OFFSET}.`
 
 /** The request journal's filters (`GET /_sandbox/requests`): each given one must match. */
 export const JournalQuery = z.object({
@@ -44,14 +45,9 @@ export const JournalQuery = z.object({
   /** How many of the newest matching entries to pass over: the console's pages past the first. */
   offset: z
     .string()
-    .regex(/^\d{1,7}$/, { error: `offset must be an integer from 0 to ${MAX_JOURNAL_OFFSET}.` })
+    .regex(/^\d{1,7}$/, { error: OFFSET_MESSAGE })
     .transform(Number)
-    .pipe(
-      z
-        .int()
-        .min(0)
-        .max(MAX_JOURNAL_OFFSET, { error: `offset must be an integer from 0 to ${MAX_JOURNAL_OFFSET}.` }),
-    )
+    .pipe(z.int().min(0).max(MAX_JOURNAL_OFFSET, { error: OFFSET_MESSAGE }))
     .optional(),
   method: z
     .string()
