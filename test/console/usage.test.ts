@@ -1,16 +1,9 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest'
 import { createUsageView } from '../../console/usage.js'
+import { noDrift } from '../../src/proxy/Drift.js'
 import { CHOICES, fakeClient, refusal } from './fakeClient.js'
 
-const NO_DRIFT = {
-  upstream: null,
-  since: null,
-  answers: 0,
-  answers_with_violations: 0,
-  unanswered: 0,
-  endpoints: [],
-}
 const KEY = {
   key: 'sk_sandbox_calls',
   organization_id: '32c2f8c7-f989-4916-b7db-478a1fa9c50b',
@@ -21,7 +14,7 @@ const KEY = {
 }
 
 function usageOf(table: Parameters<typeof fakeClient>[0]) {
-  const client = fakeClient({ 'GET /_sandbox/drift': { status: 200, body: { data: NO_DRIFT } }, ...table })
+  const client = fakeClient({ 'GET /_sandbox/drift': { status: 200, body: { data: noDrift() } }, ...table })
   const view = createUsageView({ ...client, choices: CHOICES, root: '', session: 'default' })
   document.body.replaceChildren(view.element)
   return { view, element: view.element }
