@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type RunningServer, startServer } from '../src/server/startServer.js'
 import { E2E_NOW } from './support/api.js'
 import { seriousViolations } from './support/axe.js'
-import { launchChromium, newPage, pageErrors, screenshot } from './support/browser.js'
+import { launchChromium, newPage, pageErrors, reportPolicyViolations, screenshot } from './support/browser.js'
 
 /*
  * The console's World, Controls, Sessions and Usage tabs in Chromium, over a standalone server of the tests' own.
@@ -37,14 +37,7 @@ afterAll(async () => {
 /** The console at `url`, open at `tab`, reporting each `securitypolicyviolation` into `blocked`. */
 async function openConsole(url: string, tab: string): Promise<Page> {
   const page = await newPage(browser)
-  await page.exposeFunction('reportBlocked', (what: string) => blocked.push(what))
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) =>
-      (window as unknown as { reportBlocked: (what: string) => void }).reportBlocked(
-        `${event.effectiveDirective} ${event.blockedURI} ${event.sample}`.trim(),
-      ),
-    )
-  })
+  await reportPolicyViolations(page, blocked)
   page.on('dialog', (dialog) => {
     blocked.push(`a dialog opened: ${dialog.message()}`)
     dialog.dismiss().catch(() => undefined)

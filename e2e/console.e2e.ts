@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/startServer.js'
 import { E2E_NOW } from './support/api.js'
 import { seriousViolations } from './support/axe.js'
-import { launchChromium, newPage, pageErrors, screenshot } from './support/browser.js'
+import { launchChromium, newPage, pageErrors, reportPolicyViolations, screenshot } from './support/browser.js'
 
 /*
  * The console at /_sandbox/console/, in Chromium, over a standalone server of
@@ -38,15 +38,7 @@ afterAll(async () => {
 /** A fresh page that reports each `securitypolicyviolation` into `blocked`, and says whether a dialog opened. */
 async function watchedPage(): Promise<Page & { dialogs: string[] }> {
   const page = Object.assign(await newPage(browser), { dialogs: [] as string[] })
-  // Through the DevTools protocol: the page's own policy does not apply to these two.
-  await page.exposeFunction('reportBlocked', (what: string) => blocked.push(what))
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) =>
-      (window as unknown as { reportBlocked: (what: string) => void }).reportBlocked(
-        `${event.effectiveDirective} ${event.blockedURI} ${event.sample}`.trim(),
-      ),
-    )
-  })
+  await reportPolicyViolations(page, blocked)
   page.on('dialog', (dialog) => {
     page.dialogs.push(dialog.message())
     dialog.dismiss().catch(() => undefined)

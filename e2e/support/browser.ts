@@ -111,3 +111,21 @@ export function collectScripts(page: Page): () => Promise<string[]> {
   })
   return () => Promise.all(loading)
 }
+
+/**
+ * Makes the page report each `securitypolicyviolation` (directive, what was blocked, a sample of it) into `into`:
+ * through the DevTools protocol, so the page's own policy does not apply to the reporting.
+ *
+ * @example
+ * await reportPolicyViolations(page, blocked) // then expect(blocked).toEqual([])
+ */
+export async function reportPolicyViolations(page: Page, into: string[]): Promise<void> {
+  await page.exposeFunction('reportBlocked', (what: string) => into.push(what))
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) =>
+      (window as unknown as { reportBlocked: (what: string) => void }).reportBlocked(
+        `${event.effectiveDirective} ${event.blockedURI} ${event.sample}`.trim(),
+      ),
+    )
+  })
+}
