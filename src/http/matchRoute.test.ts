@@ -82,6 +82,36 @@ describe('matchRoute', () => {
   it('checks the path before the method: a path no route has is a 404 whatever the method', () => {
     expect(refusal('DELETE', '/v2/calls').status).toBe(404)
   })
+
+  it('keeps a route found for the same method and path, its values frozen, and refuses anew what it refused', () => {
+    const routes: Matchable[] = [...ROUTES]
+    const first = matchRoute(routes, 'GET', '/v1/calls/kept')
+    expect(matchRoute(routes, 'GET', '/v1/calls/kept')).toBe(first)
+    expect(Object.isFrozen(first.pathValues)).toBe(true)
+    // Another method at the same path is not the route kept for GET.
+    expect(() => matchRoute(routes, 'POST', '/v1/calls/kept')).toThrow(ApiError)
+    expect(() => matchRoute(routes, 'POST', '/v1/calls/kept')).toThrow(/does not take POST/)
+    // A list of routes of its own: a route kept for one list is not another's.
+    const others: Matchable[] = [{ method: 'GET', path: '/v1/calls/:id' }]
+    expect(matchRoute(others, 'GET', '/v1/calls/kept').route).toBe(others[0])
+  })
+
+  it('finds the route for a path longer than any kept, each time', () => {
+    const long = `/v1/calls/${'a'.repeat(5_000)}`
+    const first = matchRoute(ROUTES, 'GET', long)
+    expect(first.pathValues).toEqual({ call_id: 'a'.repeat(5_000) })
+    expect(matchRoute(ROUTES, 'GET', long)).not.toBe(first)
+  })
+
+  it('keeps a bounded number of paths, the least recently used going first', () => {
+    const routes: Matchable[] = [...ROUTES]
+    const first = matchRoute(routes, 'GET', '/v1/calls/0')
+    for (let i = 1; i <= 1_024; i++) matchRoute(routes, 'GET', `/v1/calls/${i}`)
+    const again = matchRoute(routes, 'GET', '/v1/calls/0')
+    expect(again).not.toBe(first)
+    expect(again).toEqual(first)
+    expect(matchRoute(routes, 'GET', '/v1/calls/1024')).toBe(matchRoute(routes, 'GET', '/v1/calls/1024'))
+  })
 })
 
 describe('methodsAt', () => {

@@ -1,3 +1,4 @@
+import { LruMap } from '../data/LruMap.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { ECHO_LIMIT, echoed } from '../text/echoed.js'
 import { nearest } from './nearest.js'
@@ -21,6 +22,39 @@ export function matchRoute<R extends Matchable>(
   path: string,
   /** What a 404 lists as the endpoints there are (default `routes`): a plane's neighbours under its prefix too. */
   listed: readonly Matchable[] = routes,
+): Match<R> {
+  if (path.length > KEPT_PATH_LENGTH) return findRoute(routes, method, path, listed)
+  let kept = keptMatches.get(routes)
+  if (!kept) {
+    kept = new LruMap<string, Match<Matchable>>(KEPT_MATCHES)
+    keptMatches.set(routes, kept)
+  }
+  const key = `${method} ${path}`
+  let match = kept.get(key) as Match<R> | undefined
+  if (!match) {
+    const found = findRoute(routes, method, path, listed)
+    match = { route: found.route, pathValues: Object.freeze(found.pathValues) }
+    kept.set(key, match)
+  }
+  return match
+}
+
+type Match<R> = { route: R; pathValues: Readonly<Record<string, string>> }
+
+/**
+ * The routes found for the paths last asked of each list of routes (the least recently used goes first): a client
+ * sends the same few paths again and again. Only a route found is kept (a 404 or a 405 is thrown anew), for a path no
+ * longer than a record's, and a bounded number of them.
+ */
+const keptMatches = new WeakMap<readonly Matchable[], LruMap<string, Match<Matchable>>>()
+const KEPT_MATCHES = 1024
+const KEPT_PATH_LENGTH = 256
+
+function findRoute<R extends Matchable>(
+  routes: readonly R[],
+  method: string,
+  path: string,
+  listed: readonly Matchable[],
 ): { route: R; pathValues: Record<string, string> } {
   const segments = path.split('/')
   const matches = routes.flatMap((route) => {

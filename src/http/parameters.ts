@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { LruMap } from '../data/LruMap.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { echoed } from '../text/echoed.js'
 import { thousands } from '../text/thousands.js'
@@ -37,6 +38,39 @@ export function parseQuery(
   }
   return parseValues(route.query, Object.fromEntries(searchParams))
 }
+
+/**
+ * `parseQuery` of a URL's query, kept per query schema for the same query string: a client polling a list sends the
+ * same few query strings again and again, and the parse of each (its names, then every value through its schema) is
+ * the same every time. Only what parsed is kept (an error is thrown anew), frozen, as the parse of each value is a
+ * pure function of its text; the strings kept are bounded in length and in number.
+ *
+ * @example
+ * parseUrlQuery(listCalls, new URL('http://sandbox/v1/calls?limit=2')) // { limit: 2 }, the same object the next time
+ */
+export function parseUrlQuery(
+  route: { method: string; path: string; query: z.ZodObject },
+  url: URL,
+): Readonly<Record<string, unknown>> {
+  const { search } = url
+  if (search.length > KEPT_QUERY_LENGTH) return parseQuery(route, url.searchParams)
+  let kept = keptQueries.get(route.query)
+  if (!kept) {
+    kept = new LruMap<string, Readonly<Record<string, unknown>>>(KEPT_QUERIES)
+    keptQueries.set(route.query, kept)
+  }
+  let values = kept.get(search)
+  if (values === undefined) {
+    values = Object.freeze(parseQuery(route, url.searchParams))
+    kept.set(search, values)
+  }
+  return values
+}
+
+/** The query strings kept per query schema (the least recently used goes first), and the longest kept. */
+const KEPT_QUERIES = 256
+const KEPT_QUERY_LENGTH = 512
+const keptQueries = new WeakMap<z.ZodObject, LruMap<string, Readonly<Record<string, unknown>>>>()
 
 /**
  * Values of present parameters, each parsed by its own schema; the first bad one is a 400 naming it.

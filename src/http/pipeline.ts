@@ -3,7 +3,7 @@ import { parseBody } from '../schemas/parseBody.js'
 import { readJsonObject } from './body.js'
 import { type Endpoint, type RequestContext, successStatusOf } from './Endpoint.js'
 import { matchRoute } from './matchRoute.js'
-import { parseQuery, parseValues } from './parameters.js'
+import { parseUrlQuery, parseValues } from './parameters.js'
 import { failedReply, jsonReply, type Reply, respond, textReply } from './respond.js'
 
 /**
@@ -99,7 +99,7 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
 
     // Parameters: path values, then the query string.
     const params = parseValues(endpoint.pathParams, match.pathValues)
-    const query = parseQuery(endpoint, url.searchParams)
+    const query = parseUrlQuery(endpoint, url)
 
     // The body: JSON, then its fields, with what the schema cannot check listed beside its own problems.
     let body: unknown
