@@ -23,6 +23,20 @@ describe('LruMap', () => {
     expect([...map.keys()]).toEqual(['a', 'c'])
   })
 
+  it('keeps the order right through gets of the newest, of another, and after the newest is deleted', () => {
+    const map = mapOf(3, 'a', 'b', 'c')
+    expect(map.get('c')).toBe(2) // already the newest
+    expect([...map.keys()]).toEqual(['a', 'b', 'c'])
+    expect(map.get('a')).toBe(0)
+    expect(map.get('c')).toBe(2) // the newest when set, no longer since a was asked for
+    expect([...map.keys()]).toEqual(['b', 'a', 'c'])
+    map.delete('c')
+    expect(map.get('b')).toBe(1)
+    expect([...map.keys()]).toEqual(['a', 'b'])
+    map.set('d', 3).set('e', 4)
+    expect([...map.keys()]).toEqual(['b', 'd', 'e'])
+  })
+
   it('makes an entry set again the newest, with its new value, and counts it once', () => {
     const map = mapOf(2, 'a', 'b')
     map.set('a', 10)

@@ -15,10 +15,14 @@
  * documents.get('a') // 'a' is now the newest
  * documents.set('c', {}) // 'b' goes
  */
+const NONE = Symbol('none')
+
 export class LruMap<K, V> {
   /** Oldest first: a Map iterates in the order its keys were set. */
   readonly #entries = new Map<K, { value: V; weight: number }>()
   #weight = 0
+  /** The newest entry's key, or NONE: a `get` of it leaves the order as it is (a Map's delete and set cost). */
+  #newest: K | typeof NONE = NONE
 
   constructor(
     readonly capacity: number,
@@ -48,8 +52,11 @@ export class LruMap<K, V> {
   get(key: K): V | undefined {
     const entry = this.#entries.get(key)
     if (!entry) return undefined
-    this.#entries.delete(key)
-    this.#entries.set(key, entry)
+    if (key !== this.#newest) {
+      this.#entries.delete(key)
+      this.#entries.set(key, entry)
+      this.#newest = key
+    }
     return entry.value
   }
 
@@ -57,6 +64,7 @@ export class LruMap<K, V> {
   set(key: K, value: V): this {
     this.delete(key)
     this.#entries.set(key, { value, weight: 0 })
+    this.#newest = key
     this.#shrink()
     return this
   }
@@ -76,6 +84,7 @@ export class LruMap<K, V> {
     if (!entry || (value !== undefined && entry.value !== value)) return false
     this.#entries.delete(key)
     this.#weight -= entry.weight
+    if (key === this.#newest) this.#newest = NONE
     return true
   }
 
