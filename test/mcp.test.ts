@@ -4,6 +4,8 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -352,6 +354,36 @@ describe('call-sandbox mcp refuses to start', () => {
     expect(cli.stderr()).toContain("--seed shapes the mcp command's own sandbox")
     expect(cli.stdout()).toBe('')
   })
+
+  it.each([
+    ['not a URL', 'sandbox.local', "--url must be the sandbox's absolute URL, such as http://127.0.0.1:4010; got"],
+    [
+      'a user and password in it',
+      'http://admin:secret@127.0.0.1:9',
+      'its admin token goes in CALL_SANDBOX_ADMIN_TOKEN',
+    ],
+  ])('with --url %s, naming --url (not the proxy)', async (_, url, message) => {
+    const cli = runCli(['mcp', '--url', url])
+    expect(await cli.exit()).toMatchObject({ code: 1 })
+    expect(cli.stderr()).toContain(message)
+    expect(cli.stderr()).not.toContain('proxy')
+    expect(cli.stdout()).toBe('')
+  })
+
+  it('with --url where something takes the connection and never answers, within seconds', async () => {
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as AddressInfo
+    try {
+      const cli = runCli(['mcp', '--url', `http://127.0.0.1:${port}`])
+      expect(await cli.exit()).toMatchObject({ code: 1 })
+      expect(cli.stderr()).toContain(`No answer from http://127.0.0.1:${port}: none within 10 s.`)
+      expect(cli.stdout()).toBe('')
+    } finally {
+      silent.closeAllConnections()
+      await new Promise((resolve) => silent.close(resolve))
+    }
+  }, 30_000)
 
   it('with --url and an admin token no header can carry, without showing it', async () => {
     const cli = runCli(['mcp', '--url', 'http://127.0.0.1:9'], {

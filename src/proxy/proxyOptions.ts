@@ -1,3 +1,4 @@
+import { baseUrlOf } from '../text/baseUrl.js'
 /** What proxy mode takes: `createSandbox({ proxy })`, `--proxy`. */
 export interface ProxyOptions {
   /**
@@ -79,26 +80,18 @@ export function resolveProxyOptions(options: string | ProxyOptions): ResolvedPro
     record = false,
     send = sendWithFetch,
   } = typeof options === 'string' ? { upstream: options } : options
-  let url: URL
-  try {
-    url = new URL(upstream)
-  } catch {
-    throw new TypeError(
-      `proxy must be the upstream's absolute URL, such as https://api.example.com; got ${String(upstream)}.`,
-    )
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new TypeError(`proxy must be an http: or https: URL; got ${upstream}.`)
-  // @note fetch refuses a URL with credentials, and a file this proxy records names its upstream: keys go in
-  // Authorization.
-  if (url.username || url.password)
-    throw new TypeError("proxy must not carry a user or password: the upstream gets each request's own Authorization.")
-  if (url.search || url.hash) throw new TypeError(`proxy must not have a query or fragment; got ${upstream}.`)
+  // A file this proxy records names its upstream: keys go in Authorization, never in the URL.
+  const base = baseUrlOf(upstream, {
+    name: 'proxy',
+    what: "the upstream's absolute URL",
+    example: 'https://api.example.com',
+    credentials: "the upstream gets each request's own Authorization.",
+  })
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_UPSTREAM_TIMEOUT_MS) {
     throw new TypeError(
       `proxy timeoutMs must be an integer from 1 to ${MAX_UPSTREAM_TIMEOUT_MS}; got ${String(timeoutMs)}.`,
     )
   }
   if (typeof send !== 'function') throw new TypeError('proxy send must be a function, such as sendWithFetch.')
-  return { upstream: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, timeoutMs, record: record === true, send }
+  return { upstream: base, timeoutMs, record: record === true, send }
 }

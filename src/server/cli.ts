@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { withUserInfoShown } from '../sandbox/credentials.js'
+import { baseUrlOf } from '../text/baseUrl.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
 import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
@@ -165,7 +166,14 @@ program
   .option(
     '--url <url>',
     'a running sandbox to steer, such as http://127.0.0.1:4010, instead of one of its own',
-    upstreamUrl,
+    checked((text) =>
+      baseUrlOf(text, {
+        name: '--url',
+        what: "the sandbox's absolute URL",
+        example: 'http://127.0.0.1:4010',
+        credentials: 'its admin token goes in CALL_SANDBOX_ADMIN_TOKEN.',
+      }),
+    ),
   )
   .action(async ({ url }: { url?: string }) => {
     try {

@@ -71,17 +71,23 @@ export class SandboxConnection {
   async control(
     method: string,
     path: string,
-    options: { session?: string; query?: URLSearchParams; body?: unknown } = {},
+    options: {
+      session?: string
+      query?: URLSearchParams
+      body?: unknown
+      /** How long it may take to answer (default the longest delay the sandbox adds, and more). */
+      timeoutMs?: number
+    } = {},
   ): Promise<unknown> {
     const headers: Record<string, string> = {}
     if (this.adminToken !== undefined) headers.authorization = `Bearer ${this.adminToken}`
     if (options.body !== undefined) headers['content-type'] = 'application/json'
     const search = options.query && options.query.size > 0 ? `?${options.query}` : ''
-    const { status, body } = await this.send(`${this.rootOf(options.session)}${path}${search}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    })
+    const { status, body } = await this.send(
+      `${this.rootOf(options.session)}${path}${search}`,
+      { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) },
+      options.timeoutMs,
+    )
     const envelope = body as { data?: unknown; error?: ErrorEnvelope['error'] } | null
     if (envelope?.error) throw new SandboxRefusal(status, envelope.error)
     if (status >= 400 || envelope === null || typeof envelope !== 'object')
@@ -96,12 +102,16 @@ export class SandboxConnection {
     return JSON.stringify(body, null, 2)
   }
 
-  private async send(url: string, init: { method: string; headers: Record<string, string>; body?: string }) {
+  private async send(
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string },
+    timeoutMs = TIMEOUT_MS,
+  ) {
     let response: Response
     try {
-      response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) })
+      response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
     } catch (error) {
-      throw new ConnectionFailure(url, error)
+      throw new ConnectionFailure(url, error, timeoutMs)
     }
     const headers: Record<string, string> = {}
     for (const name of HEADERS_THAT_MATTER) {
@@ -115,8 +125,11 @@ export class SandboxConnection {
 
 /** The request had no answer: the sandbox is not there, or it closed the connection (a fault rule's `network`). */
 export class ConnectionFailure extends Error {
-  constructor(url: string, cause: unknown) {
-    const reason = (cause as { cause?: { code?: string } })?.cause?.code ?? (cause as Error)?.message ?? String(cause)
+  constructor(url: string, cause: unknown, timeoutMs: number) {
+    const reason =
+      (cause as Error)?.name === 'TimeoutError'
+        ? `none within ${timeoutMs / 1_000} s`
+        : ((cause as { cause?: { code?: string } })?.cause?.code ?? (cause as Error)?.message ?? String(cause))
     super(`No answer from ${new URL(url).origin}: ${reason}.`)
   }
 }

@@ -10,6 +10,8 @@ import { SandboxConnection } from './SandboxConnection.js'
 
 /** The most one message from the agent may hold: a tool's input is a few kilobytes; stdin is read no further. */
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+/** How long a running sandbox (`--url`) may take to answer its health check at start: it adds no delay there. */
+const HEALTH_TIMEOUT_MS = 10_000
 /** The most values (array elements and object members) one tool call's arguments may hold. */
 const MAX_ARGUMENT_ELEMENTS = 10_000
 
@@ -117,8 +119,8 @@ async function connect(options: McpOptions): Promise<{ sandbox: SandboxConnectio
     if (options.adminToken !== undefined && !ADMIN_TOKEN_PATTERN.test(options.adminToken))
       throw new Error(`CALL_SANDBOX_ADMIN_TOKEN must be ${ADMIN_TOKEN_RULE}, as the sandbox's admin token is.`)
     const sandbox = new SandboxConnection(options.url.replace(/\/+$/, ''), options.adminToken)
-    // A wrong URL or token is said now, at start, rather than at every tool call.
-    await sandbox.control('GET', '/_sandbox/health')
+    // A wrong URL or token is said now, at start, rather than at every tool call; a URL where nothing answers, soon.
+    await sandbox.control('GET', '/_sandbox/health', { timeoutMs: HEALTH_TIMEOUT_MS })
     return { sandbox, close: async () => {} }
   }
   const adminToken = randomBytes(24).toString('base64url')
