@@ -32,6 +32,28 @@ export function el(tag, attributes = {}, ...children) {
 }
 
 /**
+ * Makes everything on the page but `inside` inert (a drawer over the page, as a modal dialog is: the keyboard and a
+ * screen reader stay in it): each sibling of it and of each of its ancestors. Gives back how to undo that, which leaves
+ * inert what was so before.
+ * @param {HTMLElement} inside
+ * @returns {() => void}
+ */
+export function inertOutside(inside) {
+  /** @type {Element[]} */
+  const made = []
+  for (let node = inside; node.parentElement; node = node.parentElement) {
+    for (const sibling of node.parentElement.children) {
+      if (sibling === node || sibling.hasAttribute('inert')) continue
+      sibling.setAttribute('inert', '')
+      made.push(sibling)
+    }
+  }
+  return () => {
+    for (const element of made) element.removeAttribute('inert')
+  }
+}
+
+/**
  * A link to `url` only when it leads to a web page (http: or https:, as the browser reads it); any other value
  * (`javascript:`, `data:`) is shown as text, never made a link that could run in this page, where the token is kept.
  * @param {string} url

@@ -3,7 +3,7 @@
 // drawer over the list, closed with its button or Escape.
 
 import { renderChart, renderLegend } from './chart.js'
-import { el, reasonOf } from './elements.js'
+import { el, inertOutside, reasonOf } from './elements.js'
 import { curlOf, queryText, renderExchange, renderReplay, replayOf } from './exchange.js'
 
 /** @typedef {import('../src/schemas/index.js').JournalEntry} JournalEntry */
@@ -284,14 +284,32 @@ export function createRequestsView(deps) {
     )
     split.classList.add('open')
     detail.scrollTop = 0
+    asDrawer()
     if (narrow()) closer.focus()
   }
+
+  /** @type {(() => void) | undefined} */
+  let release
+  /** The open request as the page's width has it: a modal drawer on a narrow page, a pane beside the list else. */
+  function asDrawer() {
+    release?.()
+    release = undefined
+    const drawer = openId !== undefined && narrow()
+    detail.setAttribute('role', drawer ? 'dialog' : 'region')
+    if (drawer) detail.setAttribute('aria-modal', 'true')
+    else detail.removeAttribute('aria-modal')
+    if (drawer) release = inertOutside(detail)
+  }
+  addEventListener('resize', () => {
+    if (openId !== undefined) asDrawer()
+  })
 
   function close() {
     split.classList.remove('open')
     detail.replaceChildren(el('p', {}, 'Pick a request to see it whole.'))
     const id = openId
     openId = undefined
+    asDrawer()
     for (const row of rows.querySelectorAll('tr[aria-selected="true"]')) row.setAttribute('aria-selected', 'false')
     if (id) rowOf(id)?.focus()
   }

@@ -266,6 +266,18 @@ describe("the console's Requests tab", () => {
     expect([drawer.x, drawer.width]).toEqual([0, 390])
     expect(await scrollsSideways(page)).toBe(false)
     expect(await seriousViolations(page)).toEqual([])
+    // A modal drawer: Tab and Shift+Tab go through its own controls, then out of the page (to the browser's), never to
+    // the list or the page behind it.
+    const focusIsBehind = () =>
+      page.evaluate(() => {
+        const focused = document.activeElement
+        return focused !== null && focused !== document.body && focused.closest('#request-detail') === null
+      })
+    for (const key of [...Array(8).fill('Tab'), ...Array(8).fill('Shift+Tab')]) {
+      await page.keyboard.press(key)
+      expect(await focusIsBehind(), key).toBe(false)
+    }
+    await page.getByRole('button', { name: 'Close' }).focus()
     await screenshot(page, 'console-requests-390')
     await page.keyboard.press('Escape')
     expect(await detail.isVisible()).toBe(false)

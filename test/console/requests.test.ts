@@ -191,12 +191,27 @@ describe('the Requests tab', () => {
     expect(text('#request-detail h2')).toBe('GET /v1/calls?limit=5')
     expect(row.getAttribute('aria-selected')).toBe('true')
     expect(document.activeElement).toBe(button('Close'))
-    document
-      .querySelector('#request-detail')!
-      .dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
+    // A modal drawer: the list, the search and the rest of the page are inert while it is open, the drawer is not.
+    const detail = document.querySelector('#request-detail')!
+    expect([detail.getAttribute('role'), detail.getAttribute('aria-modal')]).toEqual(['dialog', 'true'])
+    expect(document.querySelector('.list-pane')!.hasAttribute('inert')).toBe(true)
+    expect(document.querySelector('form')!.closest('[inert]')).not.toBeNull()
+    expect(detail.closest('[inert]')).toBeNull()
+    detail.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
     expect(document.querySelector('.requests-split')!.classList.contains('open')).toBe(false)
+    expect(document.querySelectorAll('[inert]')).toHaveLength(0)
+    expect([detail.getAttribute('role'), detail.hasAttribute('aria-modal')]).toEqual(['region', false])
     expect(document.activeElement).toBe(row)
     expect(text('#request-detail')).toBe('Pick a request to see it whole.')
+  })
+
+  it('beside the list (a wide page), leaves the page as it is: no dialog, nothing inert', async () => {
+    const requests = view(fakeJournal(2))
+    await requests.refresh()
+    rows()[0]!.click()
+    expect(document.querySelector('.requests-split')!.classList.contains('open')).toBe(true)
+    expect(document.querySelector('#request-detail')!.getAttribute('role')).toBe('region')
+    expect(document.querySelectorAll('[inert]')).toHaveLength(0)
   })
 
   it('resizes the split with the arrow keys, within bounds', async () => {
