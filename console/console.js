@@ -54,6 +54,8 @@ function openTab(id) {
     tab.tabIndex = selected ? 0 : -1
     $(`#${panelOf(tab)}`).hidden = !selected
   }
+  // The clock's shown time ticks only while it can be seen: it is read again when its tab opens.
+  if (id !== 'controls') controls.stop()
   history.replaceState(null, '', `#${id}`)
   refresh[id]?.()
 }

@@ -39,7 +39,7 @@ export function createControlsView(deps) {
   return {
     element,
     refresh: () => Promise.all([clock.refresh(), faults.refresh(), settings.refresh()]),
-    /** Stops the clock's ticking (a test's view, thrown away). */
+    /** Stops the clock's ticking (its tab closed, or a test's view thrown away); `refresh` starts it again. */
     stop: () => clock.stop(),
   }
 }

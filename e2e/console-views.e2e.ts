@@ -169,6 +169,13 @@ describe('the Controls tab', () => {
     const first = await now.textContent()
     await expect.poll(() => now.textContent(), { timeout: 10_000 }).not.toBe(first)
     expect(await page.locator('.clock-mode').textContent()).toBe('(running)')
+    // Another tab: the hidden clock stops ticking (three ticks' time shows it still), and ticks again once shown.
+    await page.getByRole('tab', { name: 'Requests' }).click()
+    const hidden = await now.textContent()
+    await page.waitForTimeout(3_000)
+    expect(await now.textContent()).toBe(hidden)
+    await page.getByRole('tab', { name: 'Controls' }).click()
+    await expect.poll(() => now.textContent(), { timeout: 10_000 }).not.toBe(hidden)
   })
 
   it('adds a fault rule the next API requests meet, and removing it restores them', async () => {
