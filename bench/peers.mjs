@@ -134,13 +134,15 @@ export async function startMockoon(dir, body) {
  * journal, no log line per request (--disable-request-logging, "useful when
  * performance testing"), Jetty's default 25 container threads for the 20
  * connections. No templating and no gzip, which the bytes do not need, and a
- * Content-Length, as the others send, rather than its default chunks.
+ * Content-Length, as the others send, rather than its default chunks. With `journal`, its request journal kept to
+ * that many requests instead, as the sandbox keeps its own (like for like: its default is a journal without bound).
  * @param {string} dir
  * @param {Buffer} body
+ * @param {number} [journal]
  * @returns {Promise<Contender>}
  */
-export async function startWireMock(dir, body) {
-  const root = join(dir, 'wiremock')
+export async function startWireMock(dir, body, journal) {
+  const root = join(dir, journal === undefined ? 'wiremock' : 'wiremock-journal')
   mkdirSync(join(root, 'mappings'), { recursive: true })
   const stub = {
     request: { method: 'GET', urlPath: '/v1/calls' },
@@ -163,7 +165,7 @@ export async function startWireMock(dir, body) {
     '127.0.0.1',
     '--root-dir',
     root,
-    '--no-request-journal',
+    ...(journal === undefined ? ['--no-request-journal'] : ['--max-request-journal-entries', String(journal)]),
     '--disable-request-logging',
     '--disable-banner',
     '--container-threads',
@@ -174,15 +176,18 @@ export async function startWireMock(dir, body) {
     'never',
   ]
   const child = launch('java', args)
+  const standalone = `WireMock ${PEERS.wiremock} standalone (java ${javaVersion}), one stub of the same bytes`
   return {
-    name: 'WireMock',
+    name: journal === undefined ? 'WireMock' : 'WireMock, journal',
     child,
     url: `http://127.0.0.1:${port}/`,
     bytes: body.length,
     output: () => child.output,
     baseline: () =>
-      `WireMock ${PEERS.wiremock} standalone (java ${javaVersion}), one stub of the same bytes, its best round`,
-    goal: ['>=', 1],
+      journal === undefined
+        ? `${standalone}, no request journal, its best round`
+        : `${standalone}, its journal kept to its last ${journal.toLocaleString('en-US')} requests as the sandbox's is, its best round`,
+    goal: journal === undefined ? ['>=', 1] : 'none (like for like: both keep a journal)',
     rate: 'best',
   }
 }

@@ -1,5 +1,6 @@
 // 1. The standalone server under 20 concurrent connections, GET /v1/calls?limit=50, against Stoplight Prism serving
-// the sandbox's own document, Mockoon CLI and WireMock (one route of the same bytes), plain Express and plain
+// the sandbox's own document, Mockoon CLI and WireMock (one route of the same bytes; WireMock without its request
+// journal, and again with one kept to as many requests as the sandbox's, like for like), plain Express and plain
 // node:http (the floor), and node:http asking msw's getResponse for one handler of the same bytes: each in a process
 // of its own, the load generator in this one. Rounds are interleaved (A, B, …, B, A), after a warm-up that also fills
 // the command's journal (1,000 requests), so that every round is measured with the journal full. Each contender is
@@ -47,7 +48,7 @@ await benchFigure('standalone', async () => {
   /** @type {('@mockoon/cli' | 'wiremock')[]} */
   const peers = []
   if (wanted('mockoon')) peers.push('@mockoon/cli')
-  if (wanted('wiremock')) peers.push('wiremock')
+  if (wanted('wiremock') || wanted('wiremock-journal')) peers.push('wiremock')
   if (peers.length > 0) await installPeers(peers)
   const dir = tempDir('bench-call-sandbox-')
   const headers = { authorization: AUTH }
@@ -63,6 +64,9 @@ await benchFigure('standalone', async () => {
   const body = await fetched(PAGE, { headers })
   const bodyFile = join(dir, 'page.json')
   writeFileSync(bodyFile, body)
+  // The journal WireMock is given to compare like for like: as many requests as the sandbox's own keeps.
+  const { data: health } = JSON.parse((await fetched('/_sandbox/health')).toString('utf8'))
+  const journalCapacity = Number(health.journal.capacity)
   const documentFile = join(dir, 'openapi.json')
   writeFileSync(documentFile, await fetched('/openapi.json'))
 
@@ -81,6 +85,7 @@ await benchFigure('standalone', async () => {
     ['prism', () => startPrism(documentFile)],
     ['mockoon', () => startMockoon(dir, body)],
     ['wiremock', () => startWireMock(dir, body)],
+    ['wiremock-journal', () => startWireMock(dir, body, journalCapacity)],
     ['express', () => startNodeContender('express', bodyFile, body)],
     ['node-http', () => startNodeContender('node-http', bodyFile, body)],
     ['msw-get-response', () => startNodeContender('msw-get-response', bodyFile, body)],
