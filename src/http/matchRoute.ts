@@ -1,5 +1,6 @@
 import { LruMap } from '../data/LruMap.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { detached } from '../text/detached.js'
 import { ECHO_LIMIT, echoed } from '../text/echoed.js'
 import { nearest } from './nearest.js'
 
@@ -33,8 +34,11 @@ export function matchRoute<R extends Matchable>(
   let match = kept.get(key) as Match<R> | undefined
   if (!match) {
     const found = findRoute(routes, method, path, listed)
-    match = { route: found.route, pathValues: Object.freeze(found.pathValues) }
-    kept.set(key, match)
+    // The path's values are slices of the URL's href: kept, they would keep it.
+    const pathValues: Record<string, string> = {}
+    for (const [name, value] of Object.entries(found.pathValues)) pathValues[name] = detached(value)
+    match = { route: found.route, pathValues: Object.freeze(pathValues) }
+    kept.set(detached(key), match)
   }
   return match
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { LruMap } from '../data/LruMap.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { detached } from '../text/detached.js'
 import { echoed } from '../text/echoed.js'
 import { thousands } from '../text/thousands.js'
 import { nearest } from './nearest.js'
@@ -61,8 +62,11 @@ export function parseUrlQuery(
   }
   let values = kept.get(search)
   if (values === undefined) {
-    values = Object.freeze(parseQuery(route, url.searchParams))
-    kept.set(search, values)
+    // The query string and its values are slices of the URL's href: kept, they would keep it.
+    const parsed = parseQuery(route, url.searchParams)
+    for (const [name, value] of Object.entries(parsed)) if (typeof value === 'string') parsed[name] = detached(value)
+    values = Object.freeze(parsed)
+    kept.set(detached(search), values)
   }
   return values
 }
