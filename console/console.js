@@ -54,8 +54,10 @@ function openTab(id) {
     tab.tabIndex = selected ? 0 : -1
     $(`#${panelOf(tab)}`).hidden = !selected
   }
-  // The clock's shown time ticks only while it can be seen: it is read again when its tab opens.
+  // The clock's shown time ticks only while it can be seen: it is read again when its tab opens. The open request is
+  // a modal drawer only while its tab is shown.
   if (id !== 'controls') controls.stop()
+  requests.relayout()
   history.replaceState(null, '', `#${id}`)
   refresh[id]?.()
 }

@@ -117,7 +117,8 @@ function createClockCard({ control, onWorldChange }) {
     now.textContent = body.data.now
     mode.textContent = body.data.mode === 'running' ? '(running)' : '(fixed: it moves only when set or advanced)'
     now.dataset.mode = body.data.mode
-    if (body.data.mode === 'running') {
+    // Not behind another tab: the answer may come after the Controls tab was left (its stop already called).
+    if (body.data.mode === 'running' && !element.closest('[hidden]')) {
       ticking = setInterval(() => {
         now.textContent = new Date(read.now + Date.now() - read.at).toISOString()
       }, TICK_MS)

@@ -290,11 +290,14 @@ export function createRequestsView(deps) {
 
   /** @type {(() => void) | undefined} */
   let release
-  /** The open request as the page's width has it: a modal drawer on a narrow page, a pane beside the list else. */
+  /**
+   * The open request as the page has it: a modal drawer on a narrow page, a pane beside the list else; never a modal
+   * while its tab is hidden (the page would be inert with no drawer in sight to close).
+   */
   function asDrawer() {
     release?.()
     release = undefined
-    const drawer = openId !== undefined && narrow()
+    const drawer = openId !== undefined && narrow() && !detail.closest('[hidden]')
     detail.setAttribute('role', drawer ? 'dialog' : 'region')
     if (drawer) detail.setAttribute('aria-modal', 'true')
     else detail.removeAttribute('aria-modal')
@@ -372,5 +375,6 @@ export function createRequestsView(deps) {
   if (typeof ResizeObserver === 'function')
     new ResizeObserver(() => chartEntries.length > 0 && drawChart()).observe(chartBox)
 
-  return { element, refresh, close }
+  // relayout: the page changed (its tab shown or hidden), so the open request is a drawer, or not, again.
+  return { element, refresh, close, relayout: asDrawer }
 }

@@ -170,6 +170,23 @@ describe('Clock', () => {
     expect(element.querySelector('.clock-now')?.textContent).toBe('2026-11-20T12:00:03.000Z')
   })
 
+  it('does not start ticking when its answer comes after its tab was left', async () => {
+    vi.useFakeTimers({ now: Date.parse('2030-01-01T00:00:00Z') })
+    let answer: (value: any) => void = () => {}
+    const { element, view } = controlsOf({ 'GET /_sandbox/clock': () => new Promise((resolve) => (answer = resolve)) })
+    const tab = document.createElement('section')
+    tab.append(element)
+    document.body.replaceChildren(tab)
+    const reading = view.refresh()
+    // The tab is left while the clock is being read.
+    tab.hidden = true
+    view.stop()
+    answer({ status: 200, body: { data: { now: '2026-11-20T12:00:00.000Z', mode: 'running' } } })
+    await reading
+    vi.advanceTimersByTime(3_000)
+    expect(element.querySelector('.clock-now')?.textContent).toBe('2026-11-20T12:00:00.000Z')
+  })
+
   it('advances by the seconds given and tells the world', async () => {
     const { client, element, worldChanges } = controlsOf({
       'POST /_sandbox/clock': { status: 200, body: { data: { now: '2026-11-20T13:00:00.000Z', mode: 'fixed' } } },

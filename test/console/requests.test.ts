@@ -214,6 +214,36 @@ describe('the Requests tab', () => {
     expect(document.querySelectorAll('[inert]')).toHaveLength(0)
   })
 
+  it('is no modal while its tab is hidden, and is one again once the tab is shown', async () => {
+    let narrow = false
+    const journal = fakeJournal(2)
+    const requests = createRequestsView({
+      control: journal.control as any,
+      send: vi.fn(),
+      base: 'http://localhost:4010',
+      choices: { keys: KEYS },
+      narrow: () => narrow,
+    })
+    const tab = document.createElement('section')
+    const header = document.createElement('nav')
+    tab.append(requests.element)
+    document.body.replaceChildren(header, tab)
+    await requests.refresh()
+    rows()[0]!.click()
+    // Another tab opens, then the page narrows: the hidden drawer must not leave the page inert.
+    tab.hidden = true
+    requests.relayout()
+    narrow = true
+    dispatchEvent(new Event('resize'))
+    expect(document.querySelectorAll('[inert]')).toHaveLength(0)
+    tab.hidden = false
+    requests.relayout()
+    expect(header.hasAttribute('inert')).toBe(true)
+    expect(document.querySelector('#request-detail')!.getAttribute('aria-modal')).toBe('true')
+    requests.close()
+    expect(document.querySelectorAll('[inert]')).toHaveLength(0)
+  })
+
   it('resizes the split with the arrow keys, within bounds', async () => {
     view(fakeJournal(1))
     const separator = document.querySelector<HTMLElement>('[role=separator]')!
