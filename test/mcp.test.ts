@@ -359,14 +359,17 @@ describe('call-sandbox mcp refuses to start', () => {
     ['not a URL', 'sandbox.local', "--url must be the sandbox's absolute URL, such as http://127.0.0.1:4010; got"],
     [
       'a user and password in it',
-      'http://admin:secret@127.0.0.1:9',
+      'http://admin:a-long-admin-token-2f9c@127.0.0.1:9',
       'its admin token goes in CALL_SANDBOX_ADMIN_TOKEN',
     ],
+    ['a password and no http:', 'ftp://admin:a-long-admin-token-2f9c@127.0.0.1:9', 'must be an http: or https: URL'],
   ])('with --url %s, naming --url (not the proxy)', async (_, url, message) => {
     const cli = runCli(['mcp', '--url', url])
     expect(await cli.exit()).toMatchObject({ code: 1 })
     expect(cli.stderr()).toContain(message)
     expect(cli.stderr()).not.toContain('proxy')
+    // Commander quotes the value refused: its password is shown by its end only.
+    expect(cli.stderr()).not.toContain('a-long-admin-token')
     expect(cli.stdout()).toBe('')
   })
 

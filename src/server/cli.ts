@@ -22,6 +22,8 @@ import {
 
 const program = new Command()
   .name('call-sandbox')
+  // Commander quotes a refused option's value whole: a URL's password (--url, --proxy, --store) is shown by its end.
+  .configureOutput({ outputError: (text, write) => write(withUserInfoShown(text)) })
   .description('Serves a seeded, stateful sandbox of the call-handling API over HTTP.')
   .addOption(
     new Option('-p, --port <port>', 'port to listen on (0: any free port)')

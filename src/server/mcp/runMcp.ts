@@ -10,7 +10,7 @@ import { SandboxConnection } from './SandboxConnection.js'
 
 /** The most one message from the agent may hold: a tool's input is a few kilobytes; stdin is read no further. */
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-/** How long a running sandbox (`--url`) may take to answer its health check at start: it adds no delay there. */
+/** How long a running sandbox (`--url`) may take to answer its health check at start: no fault or added latency applies there. */
 const HEALTH_TIMEOUT_MS = 10_000
 /** The most values (array elements and object members) one tool call's arguments may hold. */
 const MAX_ARGUMENT_ELEMENTS = 10_000
