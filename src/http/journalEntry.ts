@@ -3,6 +3,7 @@ import { cutBody, cutHeaders } from '../sandbox/Journal.js'
 import { journalScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
+import { detached } from '../text/detached.js'
 import { bodyRead } from './body.js'
 import type { Reply } from './respond.js'
 import type { FetchRequest } from './FetchRequest.js'
@@ -42,11 +43,14 @@ export function journalEntry(
   const { adminToken } = sandbox.options
   // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
   const scrubber = journalScrubber(sandbox, request, url.searchParams)
+  // The path and the query's strings are slices of the URL's href: with a host longer than any name (a Host header of
+  // 60 KiB), each entry would keep that href alive past what the journal's budget counts, so it keeps copies.
+  const own = url.host.length > MAX_HOST_NAME ? detached : same
   const entry: JournalEntry = {
     request_id: requestId,
     method: request.method,
-    path: scrubber.text(path),
-    query: queryOf(url.searchParams, adminToken, scrubber),
+    path: own(scrubber.text(path)),
+    query: queryOf(url.searchParams, adminToken, scrubber, own),
     status,
     key: key === null ? null : shownCredential(key, adminToken),
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
@@ -59,6 +63,10 @@ export function journalEntry(
   }
   return entry
 }
+
+/** The longest host name DNS has (253 characters), and a port: a longer host is a client's doing. */
+const MAX_HOST_NAME = 260
+const same = (text: string) => text
 
 /**
  * One side of an exchange as the journal keeps it: credentials as `shownHeader` shows them, headers cut as
@@ -98,12 +106,13 @@ function queryOf(
   searchParams: URLSearchParams,
   adminToken: string | undefined,
   scrubber: Scrubber,
+  own: (text: string) => string,
 ): Record<string, string | string[]> {
   // No prototype: a parameter named __proto__ is kept like any other.
   const query: Record<string, string | string[]> = Object.create(null)
   for (const [sentName, sent] of searchParams) {
-    const name = scrubber.text(sentName)
-    const value = scrubber.text(shownParameter(sentName, sent, adminToken))
+    const name = own(scrubber.text(sentName))
+    const value = own(scrubber.text(shownParameter(sentName, sent, adminToken)))
     const earlier = query[name]
     query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
   }
