@@ -1,3 +1,6 @@
+/** No key: what `#newest` holds when no entry is the newest (a key may be undefined). */
+const NONE = Symbol('none')
+
 /**
  * A map that keeps its `capacity` most recently used entries: `get` and `set`
  * make an entry the newest, and a `set` past the capacity lets the least
@@ -15,8 +18,6 @@
  * documents.get('a') // 'a' is now the newest
  * documents.set('c', {}) // 'b' goes
  */
-const NONE = Symbol('none')
-
 export class LruMap<K, V> {
   /** Oldest first: a Map iterates in the order its keys were set. */
   readonly #entries = new Map<K, { value: V; weight: number }>()
