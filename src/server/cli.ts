@@ -22,7 +22,7 @@ import {
 
 const program = new Command()
   .name('call-sandbox')
-  // Commander quotes a refused option's value whole: a URL's password (--url, --proxy, --store) is shown by its end.
+  // Commander quotes a refused option's value whole: a URL's password (--url, --proxy) is shown by its end only.
   .configureOutput({ outputError: (text, write) => write(withUserInfoShown(text)) })
   .description('Serves a seeded, stateful sandbox of the call-handling API over HTTP.')
   .addOption(
