@@ -3,6 +3,7 @@ import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createSandbox } from '../handlers/createSandbox.js'
+import { detached } from '../text/detached.js'
 import { journalEntry } from './journalEntry.js'
 import { type Matchable, matchRoute } from './matchRoute.js'
 import { parseUrlQuery } from './parameters.js'
@@ -26,6 +27,13 @@ function heldAfter(keep: (url: URL) => unknown): number {
 
 // What the caches keep of a URL is its own. V8 cuts a substring of 13 characters or more as a slice of its string: a
 // kept slice of the href kept 60 KB an entry alive (12 MB for these 200).
+describe('detached', () => {
+  it('gives the same text, a lone surrogate and all', () => {
+    for (const text of ['', 'a', '/v1/calls/3f2b8c1e-9d4a-4e7b-8c2f-1a2b3c4d5e6f', 'a\uD800b\uDC00', '😀 é'])
+      expect(detached(text)).toBe(text)
+  })
+})
+
 describe('what the query and route caches keep of a URL', () => {
   it('a query string kept holds no more than itself', () => {
     const things = { method: 'GET', path: '/v1/things', query: z.object({ name: z.string().optional() }) }
