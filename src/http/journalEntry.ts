@@ -4,6 +4,7 @@ import { journalScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 import { detached } from '../text/detached.js'
+import { emptyRecord } from '../data/emptyRecord.js'
 import { bodyRead } from './body.js'
 import type { Reply } from './respond.js'
 import type { FetchRequest } from './FetchRequest.js'
@@ -41,8 +42,10 @@ export function journalEntry(
   },
 ): JournalEntry {
   const { adminToken } = sandbox.options
+  // Read once, for the value rule and the request's side: each read of a `Headers` sorts it again.
+  const sentHeaders = reply ? [...request.headers] : undefined
   // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
-  const scrubber = journalScrubber(sandbox, request, url.searchParams)
+  const scrubber = journalScrubber(sandbox, request, url.searchParams, sentHeaders)
   // The path and the query's strings are slices of the URL's href: with a host longer than any name (a Host header of
   // 60 KiB), each entry would keep that href alive past what the journal's budget counts, so it keeps copies.
   const own = url.host.length > MAX_HOST_NAME ? detached : same
@@ -58,7 +61,7 @@ export function journalEntry(
   }
   // Set, not spread in: every answer makes an entry, and a spread object is made and copied.
   if (reply) {
-    entry.request = messageOf(request.headers, bodyRead(request) ?? null, adminToken, scrubber)
+    entry.request = messageOf(sentHeaders!, bodyRead(request) ?? null, adminToken, scrubber)
     entry.response = messageOf(reply.headers, reply.body, adminToken, scrubber)
   }
   return entry
@@ -75,20 +78,19 @@ const same = (text: string) => text
  * never has a line break.
  */
 function messageOf(
-  headers: Headers,
+  headers: Iterable<[string, string]>,
   body: Uint8Array | readonly Uint8Array[] | null,
   adminToken: string | undefined,
   scrubber: Scrubber,
 ): JournalMessage {
-  // No prototype: a header named constructor or __proto__ is kept like any other.
-  const kept: Record<string, string> = Object.create(null)
+  const kept = emptyRecord<string>()
   for (const [sentName, value] of headers) {
     const name = scrubber.text(sentName)
     const shown = scrubber.text(shownHeader(sentName, value, adminToken))
     const earlier = kept[name]
     kept[name] = earlier === undefined ? shown : `${earlier}\n${shown}`
   }
-  const { headers: cut, headers_truncated } = cutHeaders(Object.entries(kept))
+  const { headers: cut, headers_truncated } = cutHeaders(kept)
   const { body: text, body_truncated } = cutBody(body)
   return {
     headers: cut,
@@ -108,8 +110,7 @@ function queryOf(
   scrubber: Scrubber,
   own: (text: string) => string,
 ): Record<string, string | string[]> {
-  // No prototype: a parameter named __proto__ is kept like any other.
-  const query: Record<string, string | string[]> = Object.create(null)
+  const query = emptyRecord<string | string[]>()
   for (const [sentName, sent] of searchParams) {
     const name = own(scrubber.text(sentName))
     const value = own(scrubber.text(shownParameter(sentName, sent, adminToken)))

@@ -1,3 +1,4 @@
+import { emptyRecord } from '../data/emptyRecord.js'
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../test/support/prng.js'
 import type { JournalEntry } from '../schemas/index.js'
@@ -129,10 +130,12 @@ describe('cutHeaders', () => {
     const whole = 'x'.repeat(JOURNAL_HEADER_CHARACTERS)
     const long = 'y'.repeat(60 * 1024)
     expect(
-      cutHeaders([
-        ['x-whole', whole],
-        ['x-pad', long],
-      ]),
+      cutHeaders(
+        recordOf([
+          ['x-whole', whole],
+          ['x-pad', long],
+        ]),
+      ),
     ).toEqual({
       headers: {
         'x-whole': whole,
@@ -144,7 +147,7 @@ describe('cutHeaders', () => {
 
   it('keeps at most its count of headers, and says when it left some out', () => {
     const many = Array.from({ length: 200 }, (_, i): [string, string] => [`x-h${i}`, 'v'])
-    const kept = cutHeaders(many)
+    const kept = cutHeaders(recordOf(many))
     expect(Object.keys(kept.headers)).toHaveLength(JOURNAL_HEADERS.count)
     expect(kept.headers_truncated).toBe(true)
   })
@@ -152,7 +155,7 @@ describe('cutHeaders', () => {
   it('keeps at most its characters of names and values, leaving out a header that would pass them', () => {
     const kilobyte = 'z'.repeat(1_000)
     const headers = Array.from({ length: 40 }, (_, i): [string, string] => [`x-k${i}`, kilobyte])
-    const kept = cutHeaders([...headers, ['x-last', 'small']])
+    const kept = cutHeaders(recordOf([...headers, ['x-last', 'small']]))
     const characters = Object.entries(kept.headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0)
     expect(characters).toBeLessThanOrEqual(JOURNAL_HEADERS.characters)
     expect(kept.headers['x-k0']).toBe(kilobyte)
@@ -161,9 +164,33 @@ describe('cutHeaders', () => {
   })
 
   it('keeps a header named __proto__ like any other', () => {
-    expect(Object.entries(cutHeaders([['__proto__', 'kept']]).headers)).toEqual([['__proto__', 'kept']])
+    expect(Object.entries(cutHeaders(recordOf([['__proto__', 'kept']])).headers)).toEqual([['__proto__', 'kept']])
+  })
+
+  it('gives back the headers themselves when nothing is cut, up to its count and characters exactly', () => {
+    const within = recordOf([
+      ['x-whole', 'x'.repeat(JOURNAL_HEADER_CHARACTERS)],
+      ...Array.from({ length: JOURNAL_HEADERS.count - 1 }, (_, i): [string, string] => [`x-h${i}`, 'v']),
+    ])
+    expect(cutHeaders(within)).toEqual({ headers: within, headers_truncated: false })
+    expect(cutHeaders(within).headers).toBe(within)
+    const name = 'x-full'
+    const full = recordOf([[name, 'f'.repeat(JOURNAL_HEADER_CHARACTERS)]])
+    for (let i = 0; Object.keys(full).length < 16; i++) full[`x-f${String(i).padStart(2, '0')}`] = 'f'.repeat(1_018)
+    const characters = Object.entries(full).reduce((sum, [key, value]) => sum + key.length + value.length, 0)
+    expect(characters).toBeLessThanOrEqual(JOURNAL_HEADERS.characters)
+    expect(cutHeaders(full).headers).toBe(full)
+    full['x-more'] = 'm'.repeat(JOURNAL_HEADERS.characters - characters - 'x-more'.length + 1)
+    expect(cutHeaders(full)).toEqual({ headers: { ...full, 'x-more': undefined }, headers_truncated: true })
   })
 })
+
+/** Headers as `messageOf` collects them: a record whose names inherit nothing. */
+function recordOf(pairs: [string, string][]): Record<string, string> {
+  const record = emptyRecord<string>()
+  for (const [name, value] of pairs) record[name] = value
+  return record
+}
 
 describe('cutBody', () => {
   const bytes = (text: string) => new TextEncoder().encode(text)

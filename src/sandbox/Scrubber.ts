@@ -234,8 +234,10 @@ export function journalScrubber(
   world: SecretHolder,
   request: Pick<Request, 'headers'>,
   query: URLSearchParams,
+  /** The request's headers, when the caller has read them already. */
+  headers: Iterable<[string, string]> = request.headers,
 ): Scrubber {
-  return requests.get(request) ?? scrubberOf(world, request.headers, query)
+  return requests.get(request) ?? scrubberOf(world, headers, query)
 }
 
 /**
