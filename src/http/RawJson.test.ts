@@ -33,6 +33,27 @@ describe('bodyBytes', () => {
   })
 })
 
+describe('bodyBytes with meta', () => {
+  const withMeta = (body: Record<string, unknown>, meta: unknown) =>
+    new TextDecoder().decode(joinedBytes(bodyBytes(body, meta)))
+
+  it('writes what JSON.stringify writes of { ...body, meta }: meta last, or where the body has its own', () => {
+    const meta = { request_id: 'req_x', timestamp: '2026-11-20T12:00:00.000Z' }
+    const cases: Record<string, unknown>[] = [
+      { data: new RawJson('[1]'), has_more: false },
+      { data: [], meta: { old: true }, has_more: true },
+      { meta: undefined, data: null },
+      { skipped: undefined },
+      {},
+    ]
+    for (const body of cases) {
+      const plain = body.data instanceof RawJson ? { ...body, data: [1] } : body
+      expect(withMeta(body, meta)).toBe(JSON.stringify({ ...plain, meta }))
+    }
+    expect(withMeta({ a: 1 }, undefined)).toBe('{"a":1}')
+  })
+})
+
 describe('bodyBytes chunks', () => {
   it('sends a RawJson value as a chunk of its own, its very bytes, and copies what lies between into one', () => {
     const page = new RawJson('[{"id":"a"},{"id":"b"}]')

@@ -72,10 +72,13 @@ export function arrayJson(items: readonly unknown[]): RawJson {
  * request, so is new every time): the copy, and the buffer it made for each
  * answer, were about a twentieth of the command's time under load.
  *
+ * With `meta`, the bytes of `{ ...body, meta }`, without that object made
+ * and copied for every answer.
+ *
  * @example
  * bodyBytes({ data: new RawJson('[{"a":1}]'), has_more: false }).length // 3: '{"data":', the page, ',"has_more":false}'
  */
-export function bodyBytes(body: Record<string, unknown>): Uint8Array[] {
+export function bodyBytes(body: Record<string, unknown>, meta?: unknown): Uint8Array[] {
   const sent: Uint8Array[] = []
   let chunks: Uint8Array[] = []
   let pending = '{'
@@ -84,8 +87,8 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array[] {
     pending = ''
   }
   let first = true
-  for (const [name, value] of Object.entries(body)) {
-    if (value === undefined) continue
+  let metaWritten = meta === undefined
+  const member = (name: string, value: unknown) => {
     pending += `${first ? '' : ','}${JSON.stringify(name)}:`
     first = false
     if (value instanceof RawJson) {
@@ -101,6 +104,14 @@ export function bodyBytes(body: Record<string, unknown>): Uint8Array[] {
       pending += JSON.stringify(value)
     }
   }
+  for (const name of Object.keys(body)) {
+    // Where a spread would put it: in the place of the body's own `meta`, if it has one.
+    const isMeta = name === 'meta' && !metaWritten
+    if (isMeta) metaWritten = true
+    const value = isMeta ? meta : body[name]
+    if (value !== undefined) member(name, value)
+  }
+  if (!metaWritten) member('meta', meta)
   pending += '}'
   flush()
   sent.push(joinedBytes(chunks))

@@ -1,6 +1,7 @@
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { knownScrubber, requestScrubber, type Scrubber } from '../sandbox/Scrubber.js'
 import { ApiError } from '../schemas/ApiError.js'
+import { iso } from '../seed/iso.js'
 import { ContactExistsError, StorageUnavailableError } from '../sandbox/domainErrors.js'
 import { SessionExistsError, SessionLimitError } from '../sessions/sessionErrors.js'
 import { finishReading } from './body.js'
@@ -69,8 +70,8 @@ export function respond(
   /** The instant the answer is as of (epoch ms); default the clock's now. */
   at: number = sandbox.clock.now(),
 ): Reply {
-  const meta = { request_id: requestId, timestamp: new Date(at).toISOString() }
-  return jsonReply(requestId, status, { ...body, meta }, headers)
+  const meta = { request_id: requestId, timestamp: iso(at) }
+  return replyOf(requestId, status, bodyBytes(body, meta), { 'Content-Type': 'application/json', ...headers })
 }
 
 /**

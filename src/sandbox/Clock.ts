@@ -1,3 +1,4 @@
+import { iso } from '../seed/iso.js'
 import { CLOCK_RANGE, inRange, rangeText } from '../schemas/instantRange.js'
 
 /**
@@ -47,7 +48,7 @@ export class Clock {
 
   /** Current sandbox time as an ISO 8601 UTC string. */
   iso(): string {
-    return new Date(this.now()).toISOString()
+    return iso(this.now())
   }
 
   /**
