@@ -136,6 +136,23 @@ function listRoute<K extends Kind>(kind: K): ApiEndpoint {
   const toResource = shown?.inList ?? ((record: StoredRecords[K]) => jsonOf(record, () => show(record)))
   const steady = shown?.steady ?? (() => ALWAYS)
   const filterFields = Object.entries(LIST_FILTERS[kind]) as Array<[string, { field: string }]>
+  /**
+   * What the answer reads of a query's values, made once for each: `parseUrlQuery` gives back the same frozen values
+   * for a query string sent again, so a client that polls pays for its filters' text once.
+   */
+  const listQueries = new WeakMap<object, ListQuery<K>>()
+  const listQueryOf = (values: Record<string, unknown>): ListQuery<K> => {
+    let kept = listQueries.get(values)
+    if (!kept) {
+      const { limit = DEFAULT_LIMIT, cursor, ...filters } = values as { limit?: number; cursor?: string }
+      const sinceMs = (filters as { since?: number }).since
+      const equals = Object.freeze(equalsOf<K>(filterFields, values))
+      const text = JSON.stringify({ sinceMs, limit, equals })
+      kept = { limit, cursor, filters: canonical(filters), sinceMs, equals, text }
+      listQueries.set(values, kept)
+    }
+    return kept
+  }
   return defineEndpoint({
     method: 'GET',
     path: `/v1/${kind}`,
@@ -146,22 +163,15 @@ function listRoute<K extends Kind>(kind: K): ApiEndpoint {
     query: LIST_QUERIES[kind],
     response: ListEnvelope(RESOURCES[kind].resource),
     answer: ({ sandbox, apiKey, query: values }) => {
-      const {
-        limit = DEFAULT_LIMIT,
-        cursor,
-        ...filters
-      } = values as { limit?: number; cursor?: string } & Record<string, unknown>
-      const binding = { endpoint: kind, key: apiKey.key, filters: canonical(filters) }
+      const { limit, cursor, filters, sinceMs, equals, text } = listQueryOf(values)
+      const binding = { endpoint: kind, key: apiKey.key, filters }
       const after = cursor === undefined ? undefined : decodeCursor(cursor, binding, sandbox.cursorSecret)
       const organizationId = apiKey.organization.organization_id
-      const query = {
-        after,
-        sinceMs: filters.since as number | undefined,
-        limit,
-        equals: equalsOf(filterFields, values),
-      }
+      const query = { after, sinceMs, limit, equals }
       const now = sandbox.clock.now()
-      const key = JSON.stringify([sandbox.db.revision, kind, organizationId, query])
+      // The query's JSON as made once for its values, unless a cursor puts a place in it.
+      const queryText = after === undefined ? text : JSON.stringify(query)
+      const key = `${sandbox.db.revision} ${kind} ${JSON.stringify(organizationId)} ${queryText}`
       const page = renderedPage(key, now, () => {
         const { records, hasMore } = sandbox.db.page(kind, organizationId, query)
         const [from, until] = records.reduce(
@@ -191,6 +201,17 @@ function ownRecord<K extends Kind>(sandbox: Sandbox, apiKey: ApiKey, kind: K, id
     throw new ApiError('not_found', `No ${singular} has the id ${id}.`, { param: `${singular}_id` })
   }
   return record
+}
+
+/** A list query's values as its answer reads them, and the JSON of those that pick its page (no cursor). */
+interface ListQuery<K extends Kind> {
+  limit: number
+  cursor: string | undefined
+  /** The filters in a fixed order (`canonical`), which a cursor is bound to. */
+  filters: string
+  sinceMs: number | undefined
+  equals: Readonly<Filters<K>>
+  text: string
 }
 
 /** The instants (epoch ms) between which a resource shows the same: from the first, included, to the second. */
