@@ -16,6 +16,12 @@ import type { Records, WriteQueue } from './WriteQueue.js'
  * await endings.settle()
  */
 export class Endings {
+  /**
+   * Nothing is due before `until` while the records are at `revision`: every request settles first, and most come
+   * between two endings, when there is nothing to look for.
+   */
+  #quiet = { revision: Number.NaN, until: Number.NEGATIVE_INFINITY }
+
   constructor(
     private readonly queue: WriteQueue,
     private readonly clock: Clock,
@@ -26,7 +32,14 @@ export class Endings {
    * write.
    */
   async settle(at?: number): Promise<void> {
-    if (dueEndings(this.queue.records, at ?? this.clock.now()).length === 0) return
+    const { records } = this.queue
+    const now = at ?? this.clock.now()
+    if (records.revision === this.#quiet.revision && now < this.#quiet.until) return
+    const { due, next } = dueEndings(records, now)
+    if (due.length === 0) {
+      this.#quiet = { revision: records.revision, until: next }
+      return
+    }
     await this.queue.write(async ({ db }) => this.apply(db, at ?? this.clock.now()), {
       counted: false,
       changed: (applied) => applied > 0,
@@ -35,7 +48,7 @@ export class Endings {
 
   /** Inside a write: applies what of the endings is due at `now`; returns how many records it wrote. */
   async apply(db: Database, now: number): Promise<number> {
-    const due = dueEndings(db, now)
+    const { due } = dueEndings(db, now)
     for (const item of due) {
       if (item.kind !== 'calls') {
         await db.insert(item.kind, item.record as never)
@@ -71,20 +84,31 @@ function instantOf(holder: object, iso: string): number {
   return instant
 }
 
-/** What of the pending endings is due at `now`: live calls to end, leads and appointments to add. */
-function dueEndings(records: Records, now: number): DueEnding[] {
+/**
+ * What of the pending endings is due at `now` (live calls to end, leads and appointments to add), and the first
+ * instant after `now` at which one more will be, if the records stay as they are.
+ */
+function dueEndings(records: Records, now: number): { due: DueEnding[]; next: number } {
   const due: DueEnding[] = []
+  let next = Number.POSITIVE_INFINITY
   for (const [callId, ending] of records.pendingEndings()) {
     const live = records.get('calls', callId)!.ended_at === null
-    if (live && instantOf(ending.call, ending.call.ended_at) > now) continue
+    const ends = instantOf(ending.call, ending.call.ended_at)
+    if (live && ends > now) {
+      // Nothing of it comes before its end: its lead or appointment waits for the call to have ended.
+      next = Math.min(next, ends)
+      continue
+    }
     if (live) due.push({ kind: 'calls', callId, ending })
     for (const [kind, record] of [
       ['leads', ending.lead],
       ['appointments', ending.appointment],
     ] as const) {
-      if (record && instantOf(record, record.created_at) <= now && !records.get(kind, record.id))
-        due.push({ kind, record })
+      if (!record || records.get(kind, record.id)) continue
+      const at = instantOf(record, record.created_at)
+      if (at <= now) due.push({ kind, record })
+      else next = Math.min(next, at)
     }
   }
-  return due
+  return { due, next }
 }
