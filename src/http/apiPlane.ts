@@ -3,6 +3,7 @@ import type { NextFaults } from '../sandbox/Faults.js'
 import type { ApiKey } from '../sandbox/KeyRing.js'
 import type { RateLimitState } from '../sandbox/RateLimiter.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
+import type { KeyInfo } from '../sandbox/Usage.js'
 import { ApiError } from '../schemas/ApiError.js'
 import type { FaultRule } from '../schemas/faultRule.js'
 import { bearerToken } from './bearerToken.js'
@@ -10,7 +11,7 @@ import { type ApiEndpoint, type Endpoint, type RequestContext, scopeOf, successS
 import { journalEntry } from './journalEntry.js'
 import { isApiPath } from './paths.js'
 import type { Plane, PlaneSteps } from './pipeline.js'
-import { forcedError, type Preferences, parsePrefer } from './prefer.js'
+import { forcedError, NO_PREFERENCES, type Preferences, parsePrefer } from './prefer.js'
 import { ConnectionDropped, type Reply } from './respond.js'
 import { routes } from './routes.js'
 
@@ -155,7 +156,6 @@ class ApiSteps implements PlaneSteps {
 }
 
 const NO_FAULTS: NextFaults = { latencyMs: 0 }
-const NO_PREFERENCES: Preferences = { applied: [] }
 
 /** The rate limit bucket of requests without a valid key. */
 const ANONYMOUS = '(no valid key)'
@@ -228,10 +228,23 @@ function usageOf(
   const parameters = route
     ? [...context.url.searchParams.keys()].filter((name) => Object.hasOwn(route.query.shape, name))
     : []
-  const { key, organization, scopes } = presented
-  const shown = shownCredential(key, context.sandbox.options.adminToken)
-  return [{ key: shown, organization_id: organization.organization_id, scopes }, route, parameters, status]
+  return [keyInfoOf(presented, context.sandbox.options.adminToken), route, parameters, status]
 }
+
+/** A key as the usage report counts it, made once for each key (and admin token, which a key is shown beside). */
+function keyInfoOf(presented: ApiKey, adminToken: string | undefined): KeyInfo {
+  let kept = keyInfos.get(presented)
+  if (!kept || kept.adminToken !== adminToken) {
+    const { key, organization, scopes } = presented
+    const info = { key: shownCredential(key, adminToken), organization_id: organization.organization_id, scopes }
+    kept = { adminToken, info }
+    keyInfos.set(presented, kept)
+  }
+  return kept.info
+}
+
+// The token beside the info, not in it: the report and a fleet's store write the info out whole.
+const keyInfos = new WeakMap<ApiKey, { adminToken: string | undefined; info: KeyInfo }>()
 
 function rateLimited({ limit, resetAt }: RateLimitState, because?: string): ApiError {
   const seconds = secondsUntil(resetAt)

@@ -13,7 +13,7 @@ export interface Preferences {
   /** Wait this many milliseconds before answering. */
   delay?: number
   /** For the `Preference-Applied` header. */
-  applied: string[]
+  readonly applied: readonly string[]
 }
 
 export { FORCEABLE_STATUSES }
@@ -27,8 +27,9 @@ export { FORCEABLE_STATUSES }
  * parsePrefer('code=503, delay=1500', route) // { code: 503, delay: 1500, applied: ['code=503', 'delay=1500'] }
  */
 export function parsePrefer(header: string | null, route: ApiEndpoint): Preferences {
-  const preferences: Preferences = { applied: [] }
-  if (header === null) return preferences
+  if (header === null) return NO_PREFERENCES
+  const applied: string[] = []
+  const preferences: Preferences = { applied }
   for (const part of header.split(',')) {
     const [token = '', ...rest] = part.split(';')[0]!.split('=')
     const name = token.trim().toLowerCase()
@@ -46,7 +47,7 @@ export function parsePrefer(header: string | null, route: ApiEndpoint): Preferen
         )
       }
       preferences.code = code
-      preferences.applied.push(`code=${code}`)
+      applied.push(`code=${code}`)
     } else if (name === 'delay' && preferences.delay === undefined) {
       if (!/^\d{1,5}$/.test(raw) || Number(raw) > MAX_LATENCY_MS) {
         throw preferProblem(
@@ -54,11 +55,14 @@ export function parsePrefer(header: string | null, route: ApiEndpoint): Preferen
         )
       }
       preferences.delay = Number(raw)
-      preferences.applied.push(`delay=${preferences.delay}`)
+      applied.push(`delay=${preferences.delay}`)
     }
   }
   return preferences
 }
+
+/** What a request without `Prefer` asks for: nothing, the same for every one. */
+export const NO_PREFERENCES: Preferences = Object.freeze({ applied: Object.freeze([]) })
 
 function preferProblem(message: string): ApiError {
   return new ApiError('invalid_parameter', message, { param: 'Prefer' })

@@ -170,6 +170,14 @@ export function countersOf(
  * lines when their organization or scopes differ, and one when nothing
  * the report shows tells them apart.
  */
-function lineOf({ key, organization_id, scopes }: KeyInfo): string {
-  return `${key} ${organization_id} ${scopes.join(',')}`
+function lineOf(info: KeyInfo): string {
+  let line = lines.get(info)
+  if (line === undefined) {
+    line = `${info.key} ${info.organization_id} ${info.scopes.join(',')}`
+    lines.set(info, line)
+  }
+  return line
 }
+
+/** Each key's line, made once for the key's info (`usageOf` gives a key the same info each time). */
+const lines = new WeakMap<KeyInfo, string>()
