@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { defaultOrganizations } from '../seed/fixtures.js'
 import {
+  PLAIN_HEADERS,
   credentialsOf,
   isCredentialName,
   publicKeysOf,
@@ -79,6 +80,24 @@ describe('shownHeader', () => {
     ['x-request-id', 'req_0123456789abcdefghijklmn', 'req_0123456789abcdefghijklmn'],
   ])('%s: %s shows as %s', (name, value, shown) => {
     expect(shownHeader(name, value, ADMIN)).toBe(shown)
+  })
+})
+
+describe('PLAIN_HEADERS', () => {
+  it('names only lower-cased headers that the checks keep as they are: no credential, cookie or URL among them', () => {
+    const special = ['cookie', 'set-cookie', 'authorization', 'proxy-authorization', 'referer', 'location']
+    for (const name of PLAIN_HEADERS) {
+      expect(name).toBe(name.toLowerCase())
+      expect(isCredentialName(name), name).toBe(false)
+      expect([...special, 'content-location']).not.toContain(name)
+    }
+  })
+
+  it('keeps their values as they are, and finds no credential in them', () => {
+    for (const name of PLAIN_HEADERS) {
+      expect(shownHeader(name, 'Bearer sk_live_51HxQz9abcd')).toBe('Bearer sk_live_51HxQz9abcd')
+      expect(credentialsOf(name, 'sk_live_51HxQz9abcd')).toEqual([])
+    }
   })
 })
 

@@ -100,6 +100,7 @@ export function shownCredential(credential: string, adminToken?: string): string
  * shownHeader('content-type', 'application/json') // 'application/json'
  */
 export function shownHeader(name: string, value: string, adminToken?: string): string {
+  if (PLAIN_HEADERS.has(name)) return value
   const lower = name.toLowerCase()
   const shown = (credential: string) => shownCredential(credential, adminToken)
   if (lower === 'cookie')
@@ -136,7 +137,8 @@ export function shownHeader(name: string, value: string, adminToken?: string): s
  * credentialsOf('authorization', 'Token tok_a1b2c3d4 tok_e5f6g7h8') // ['tok_a1b2c3d4 tok_e5f6g7h8', 'tok_a1b2c3d4', 'tok_e5f6g7h8']
  * credentialsOf('cookie', 'theme=dark; sid=8f14e45fceea167a5a36') // ['dark', '8f14e45fceea167a5a36']
  */
-export function credentialsOf(name: string, value: string): string[] {
+export function credentialsOf(name: string, value: string): readonly string[] {
+  if (PLAIN_HEADERS.has(name)) return NONE
   const lower = name.toLowerCase()
   if (lower === 'cookie') return value.split(';').map((cookie) => cookieValue(cookie.trim()))
   if (lower === 'set-cookie')
@@ -152,6 +154,20 @@ export function credentialsOf(name: string, value: string): string[] {
 }
 
 const AUTHORIZATIONS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization'])
+
+/**
+ * Common headers, as `Headers` names them (lower-cased), that carry no credential and are no URL: kept as they are
+ * without the checks above, which every request and answer asks of each of its headers. The test checks that each is
+ * one the checks would keep as it is.
+ */
+export const PLAIN_HEADERS: ReadonlySet<string> = new Set([
+  ...['accept', 'accept-encoding', 'accept-language', 'cache-control', 'connection', 'content-encoding'],
+  ...['content-length', 'content-type', 'date', 'etag', 'host', 'if-none-match', 'keep-alive', 'origin', 'pragma'],
+  ...['preference-applied', 'retry-after', 'sec-fetch-dest', 'sec-fetch-mode', 'sec-fetch-site', 'traceparent'],
+  ...['transfer-encoding', 'user-agent', 'vary', 'x-content-type-options', 'x-forwarded-for', 'x-forwarded-proto'],
+  ...['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id', 'x-sandbox-console'],
+])
+const NONE: readonly string[] = Object.freeze([])
 
 /** An `Authorization`'s scheme, when it is a known one, and the credential after it; without one, all credential. */
 function authorizationOf(value: string): { scheme?: string; credential?: string } {
