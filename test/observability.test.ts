@@ -70,6 +70,14 @@ describe('GET /_sandbox/metrics', () => {
     expect(sample(text, 'call_sandbox_sessions_in_memory')).toBe(2)
     expect(sample(text, 'call_sandbox_writes', { session: 'default' })).toBe(0)
     expect(sample(text, 'call_sandbox_store_errors_total')).toBe(0)
+
+    // Answers are added up as they come between scrapes: none counted twice, none lost.
+    await fetch(`${server.url}/v1/calls?limit=1`, { headers: AUTH })
+    const again = await (await fetch(`${server.url}/_sandbox/metrics`)).text()
+    expect(sample(again, 'call_sandbox_requests_total', { endpoint: 'GET /v1/calls', session: 'default' })).toBe(3)
+    expect(sample(again, 'call_sandbox_requests_total', { endpoint: 'GET /v1/me', session: 'ci-1' })).toBe(1)
+    const thrice = await (await fetch(`${server.url}/_sandbox/metrics`)).text()
+    expect(sample(thrice, 'call_sandbox_requests_total', { endpoint: 'GET /v1/calls', session: 'default' })).toBe(3)
   })
 
   it('keeps a bounded number of series after 2,000 session names: 100 of their own, the rest (other)', {

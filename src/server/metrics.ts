@@ -145,6 +145,8 @@ type RequestLabels = Record<'plane' | 'endpoint' | 'status' | 'session', string>
 class SessionLabels {
   /** Each labelled session's series of answers, by their labels: what goes when it does. */
   readonly #labelled = new Map<string, Map<string, RequestLabels>>()
+  /** Answers not yet added to the counter, by their labels: at most one entry for each of its series. */
+  readonly #pending = new Map<string, { labels: RequestLabels; count: number }>()
 
   constructor(
     private readonly sessions: Sessions,
@@ -155,15 +157,33 @@ class SessionLabels {
     return name === DEFAULT_SESSION || this.#labelled.has(name)
   }
 
-  /** Counts an answer, under its session's own label or `OTHER_SESSIONS`. */
+  /**
+   * Counts an answer, under its session's own label or `OTHER_SESSIONS`: in `#pending` until the counter is read (see
+   * `flush`). The counter's own `inc` hashes the labels again for every answer (1% of the command's time under load).
+   */
   count(answer: RequestLabels): void {
-    const labels = { ...answer, session: this.#labelOf(answer.session) }
-    this.requests.inc(labels)
-    this.#labelled.get(labels.session)?.set(`${labels.plane} ${labels.endpoint} ${labels.status}`, labels)
+    const session = this.#labelOf(answer.session)
+    const key = `${answer.plane} ${answer.endpoint} ${answer.status} ${session}`
+    const pending = this.#pending.get(key)
+    if (pending) {
+      pending.count++
+      return
+    }
+    const labels = { ...answer, session }
+    this.#pending.set(key, { labels, count: 1 })
+    this.#labelled.get(session)?.set(`${labels.plane} ${labels.endpoint} ${labels.status}`, labels)
+  }
+
+  /** Adds the answers counted since the counter was last read to it: a scrape reads it (its `collect`). */
+  flush(): void {
+    for (const { labels, count } of this.#pending.values()) this.requests.inc(labels, count)
+    this.#pending.clear()
   }
 
   /** Takes away the series of sessions the server no longer keeps, and their places. */
   release(): void {
+    // Counted first, so that nothing still to be counted brings back a series taken away.
+    this.flush()
     for (const [name, series] of this.#labelled) {
       if (this.sessions.has(name)) continue
       for (const labels of series.values()) this.requests.remove(labels)
