@@ -372,6 +372,26 @@ describe('factories, checked', () => {
 })
 
 describe('live calls, the clock and the write queue', () => {
+  it('ends a live call added while requests settle the world', async () => {
+    const sandbox = createSandbox({ now: NOW })
+    await sandbox.ready
+    let added = false
+    const adding = sandbox.addCall({ status: 'in-progress', reason: 'book_cleaning' }).finally(() => {
+      added = true
+    })
+    // Every request settles first: these walk the pending endings while the call is being stored.
+    let settles = 0
+    while (!added) {
+      await sandbox.settle()
+      settles++
+    }
+    const { call } = await adding
+    expect(settles).toBeGreaterThan(0)
+    sandbox.clock.advance(60 * 60_000)
+    await sandbox.settle()
+    expect(sandbox.db.get('calls', call.id)!.ended_at).not.toBeNull()
+  })
+
   it('answers a poll that waited (Prefer: delay) with every record due by its meta.timestamp', async () => {
     const api = await inProcess({ clock: 'running' })
     try {
