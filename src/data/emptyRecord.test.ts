@@ -1,3 +1,4 @@
+import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { emptyRecord } from './emptyRecord.js'
 
@@ -32,5 +33,13 @@ describe('emptyRecord', () => {
     expect(() => {
       ;(Object.getPrototypeOf(one) as Record<string, number>)[name] = 2
     }).toThrow(TypeError)
+  })
+
+  it('shows in Node as a record without a prototype does', () => {
+    const record = emptyRecord<string>()
+    const plain = Object.create(null) as Record<string, string>
+    for (const each of [record, plain]) each['x-request-id'] = 'req_1'
+    expect(inspect(record)).toBe(inspect(plain))
+    expect(inspect({ headers: record }, { depth: 0 })).toBe(inspect({ headers: plain }, { depth: 0 }))
   })
 })
