@@ -291,7 +291,7 @@ export class Database {
     const stored = await this.#collections.write(kind, checked)
     // Set aside once stored, not before: a settle that walked the pending endings while the write was under way found
     // an ending without its call, took it for done, and the call never ended.
-    if (kind === 'calls') this.#setAside(kind, record)
+    this.#setAside(kind, record)
     this.#file(kind, stored)
     this.#inserted.push([kind, stored.id])
     this.#undo?.push({ insert: true, kind, id: stored.id })
