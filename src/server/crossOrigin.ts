@@ -4,7 +4,7 @@ import { newRequestId } from '../http/requestId.js'
 import { errorReply } from '../http/respond.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import type { ControlAccess } from './controlAccess.js'
-import { sendReply } from './httpAnswers.js'
+import { type HeaderPairs, sendReply, setHeaders } from './httpAnswers.js'
 
 /** Headers a page on another origin may read. */
 const EXPOSED = [
@@ -22,31 +22,52 @@ const EXPOSED = [
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE = '600'
 
+/** An answer any page may read (the API, `/openapi.json`): keys travel in Authorization, never in cookies. */
+const ANY_ORIGIN: HeaderPairs = Object.freeze([
+  'Access-Control-Allow-Origin',
+  '*',
+  'Access-Control-Expose-Headers',
+  EXPOSED,
+])
+/** An answer no page of another origin may read. */
+const NO_ORIGIN: HeaderPairs = Object.freeze(['Vary', 'Origin'])
+
 /**
- * CORS, for every answer of the standalone server, in Express and ahead of it: a preflight is answered here (true);
- * any other request gets the headers its answer will carry (false, see `corsHeaders`). A preflight to the control
- * plane from a host or page `access` does not allow gets its 403.
+ * The CORS headers of an answer to `path`, as `sendReply` writes them first (or `setHeaders` sets them, for an answer
+ * Express gives): the API, `/openapi.json` and the rest say any origin (`*`); the control plane names only an origin
+ * `access` allows, and says that the answer depends on it (Vary).
  *
  * @example
- * if (crossOrigin({ sandbox, access }, request, response, path)) return
+ * sendReply(response, reply, corsHeaders(access, request, path))
  */
-export function crossOrigin(
+export function corsHeaders(access: ControlAccess, request: IncomingMessage, path: string): HeaderPairs {
+  const origin = access.allowOrigin(request, path)
+  if (origin === '*') return ANY_ORIGIN
+  if (origin === undefined) return NO_ORIGIN
+  return ['Vary', 'Origin', 'Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', EXPOSED]
+}
+
+/**
+ * Answers a CORS preflight (true), with `cors`, the headers of its path; any other request is left alone (false). A
+ * preflight to the control plane from a host or page `access` does not allow gets its 403.
+ *
+ * @example
+ * if (answeredPreflight({ sandbox, access }, request, response, path, cors)) return
+ */
+export function answeredPreflight(
   { sandbox, access }: { sandbox: Sandbox; access: ControlAccess },
   request: IncomingMessage,
   response: ServerResponse,
   path: string,
+  cors: HeaderPairs,
 ): boolean {
-  if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) {
-    corsHeaders(access, request, response, path)
-    return false
-  }
+  if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return false
   const refusal = access.refusal(request.socket.remoteAddress, request.headers, path)
   if (refusal) {
-    allowOrigin(response, undefined)
-    sendReply(response, errorReply(sandbox, newRequestId(), refusal))
+    sendReply(response, errorReply(sandbox, newRequestId(), refusal), NO_ORIGIN)
     return true
   }
-  corsHeaders(access, request, response, path)
+  setHeaders(response, cors)
   // The methods a preflight allows are those of the path asked about (GET, POST for /v1/contacts), as Allow says.
   const methods = methodsOf(path)
   response.setHeader('Access-Control-Allow-Methods', methods.length > 0 ? methods.join(',') : 'GET')
@@ -60,25 +81,4 @@ export function crossOrigin(
   response.setHeader('Content-Length', '0')
   response.end()
   return true
-}
-
-/**
- * The CORS headers of an answer to `path`: the API, `/openapi.json` and the rest say any origin (`*`: keys travel in
- * Authorization, never in cookies); the control plane names only an origin `access` allows.
- */
-export function corsHeaders(
-  access: ControlAccess,
-  request: IncomingMessage,
-  response: ServerResponse,
-  path: string,
-): void {
-  allowOrigin(response, access.allowOrigin(request, path))
-}
-
-/** The origin a page must be on to read the answer (`*`: any), or none; an answer that depends on it says so in Vary. */
-function allowOrigin(response: ServerResponse, origin: string | undefined): void {
-  if (origin !== '*') response.appendHeader('Vary', 'Origin')
-  if (origin === undefined) return
-  response.setHeader('Access-Control-Allow-Origin', origin)
-  response.setHeader('Access-Control-Expose-Headers', EXPOSED)
 }

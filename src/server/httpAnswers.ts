@@ -58,7 +58,7 @@ function logWhenFinished(
   // written too, with no status.
   response.once('close', () => {
     const ms = performance.now() - started
-    const requestId = response.getHeader('x-request-id') ?? null
+    const requestId = response.getHeader('x-request-id') ?? sentIds.get(response) ?? null
     const status = response.writableFinished ? response.statusCode : null
     if (format === 'text') {
       log(`${request.method} ${path} ${status ?? '- (closed)'} ${ms.toFixed(3)} ms ${requestId ?? '-'}`)
@@ -92,14 +92,35 @@ function logScrubber(sandbox: Sandbox, request: IncomingMessage, sent: string): 
   return scrubberOf(sandbox, headers, start === -1 ? undefined : new URLSearchParams(sent.slice(start + 1)))
 }
 
+/** Headers as name, value, name, value, in the order they go out: `sendReply`'s first ones (CORS), `setHeaders`. */
+export type HeaderPairs = readonly string[]
+
+const NO_HEADERS: HeaderPairs = Object.freeze([])
+
 /**
- * Writes a reply out in one piece: status, headers (Set-Cookie once per
- * cookie, every other header once), body.
+ * The request id each answer written by `sendReply` went out with, for the request log: an answer whose headers are
+ * written at once (below) keeps none that `getHeader` could read.
+ */
+const sentIds = new WeakMap<ServerResponse, string>()
+
+/**
+ * Writes a reply out in one piece: status, `first` (the answer's CORS headers), the reply's headers (Set-Cookie once
+ * per cookie), body.
+ *
+ * @note A body to send, on a response that has no header yet (the command's server): its headers are handed to
+ * `writeHead` in one list, which Node writes as they are, and its length is set here. Each `setHeader` is checked and
+ * kept in an object of its own, a cost every answer paid twice over (npm run bench). A response that has headers
+ * already (a user's Express middleware set one), a HEAD, a 204 or 304 and an empty body take the headers one by one,
+ * as Node merges them, with its own Content-Length or none, as before.
  *
  * @example
  * sendReply(response, errorReply(sandbox, newRequestId(), new ApiError('not_found', 'No endpoint at /v2.')))
  */
-export function sendReply(response: ServerResponse, { status, headers, body, dropped }: Reply): void {
+export function sendReply(
+  response: ServerResponse,
+  { status, headers, body, dropped }: Reply,
+  first: HeaderPairs = NO_HEADERS,
+): void {
   // A fault rule's network error: the socket closes with nothing written, as a server that fell over would. The
   // request id is set, never sent, for the log line, which then names the journal's entry.
   if (dropped) {
@@ -107,24 +128,50 @@ export function sendReply(response: ServerResponse, { status, headers, body, dro
     response.destroy()
     return
   }
-  response.statusCode = status
+  const oneByOne =
+    body === null || status === 204 || status === 304 || response.req.method === 'HEAD' || hasHeaders(response)
+  const pairs = [...first]
+  // At once, the length is the body's own, counted here (an upstream's answer had its own header).
   headers.forEach((value, name) => {
-    if (name === 'set-cookie') response.appendHeader(name, value)
-    else response.setHeader(name, value)
+    if (oneByOne || name !== 'content-length') pairs.push(name, value)
   })
-  if (body === null) return void response.end()
-  if (body.length === 1) return void response.end(bufferOf(body[0]!))
-  // Several chunks (a kept page and its meta) go out in one write, as one would: Node counts no length for them, so
-  // it is set here (never for a HEAD, which Node sends without one).
-  if (response.req.method !== 'HEAD') {
-    let length = 0
-    for (const chunk of body) length += chunk.byteLength
-    response.setHeader('Content-Length', length)
+  if (oneByOne) {
+    response.statusCode = status
+    setHeaders(response, pairs)
+    if (body === null) return void response.end()
+    if (body.length === 1) return void response.end(bufferOf(body[0]!))
+    // Several chunks (a kept page and its meta) go out in one write: Node counts no length for them, nor for a HEAD.
+    if (response.req.method !== 'HEAD') response.setHeader('Content-Length', lengthOf(body))
+  } else {
+    pairs.push('Content-Length', String(lengthOf(body)))
+    response.writeHead(status, pairs)
+    const requestId = headers.get('x-request-id')
+    if (requestId !== null) sentIds.set(response, requestId)
   }
   response.cork()
   for (const chunk of body) response.write(bufferOf(chunk))
   response.end()
   response.uncork()
+}
+
+/** Sets headers on a response: `Vary` and `Set-Cookie` added to those it has, any other in place of its own. */
+export function setHeaders(response: ServerResponse, pairs: HeaderPairs): void {
+  for (let i = 0; i < pairs.length; i += 2) {
+    const name = pairs[i]!
+    const lower = name.toLowerCase()
+    if (lower === 'set-cookie' || lower === 'vary') response.appendHeader(name, pairs[i + 1]!)
+    else response.setHeader(name, pairs[i + 1]!)
+  }
+}
+
+function hasHeaders(response: ServerResponse): boolean {
+  return response.getHeaderNames().length > 0
+}
+
+function lengthOf(body: readonly Uint8Array[]): number {
+  let length = 0
+  for (const chunk of body) length += chunk.byteLength
+  return length
 }
 
 function bufferOf(bytes: Uint8Array): Buffer {

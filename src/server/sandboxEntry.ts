@@ -6,9 +6,9 @@ import { errorReply, unexpected } from '../http/respond.js'
 import { ApiError } from '../schemas/ApiError.js'
 import { consolePlane } from './consolePages.js'
 import { type ControlAccessOptions, controlAccess } from './controlAccess.js'
-import { corsHeaders, crossOrigin } from './crossOrigin.js'
+import { answeredPreflight, corsHeaders } from './crossOrigin.js'
 import { fetchRequestOf } from './fetchExchange.js'
-import { type LogOptions, OUTSIDE_FETCH, requestLog, sendReply } from './httpAnswers.js'
+import { type HeaderPairs, type LogOptions, OUTSIDE_FETCH, requestLog, sendReply, setHeaders } from './httpAnswers.js'
 import { refusedByHttp } from './httpRefusals.js'
 import type { CountsErrors } from './metrics.js'
 
@@ -96,40 +96,44 @@ export function sandboxEntry(
     const below = url ? sandboxPath(sandbox, url, sandbox.sessions) : undefined
     const path = below ?? pathOf(request, url)
 
+    // CORS: the headers every answer carries, written with it; a preflight answered here.
+    const cors = corsHeaders(access, request, path)
+
     // HTTP itself, before any path: Node leaves these to the listener (see startServer), so they are in the envelope.
     const refusal = refusedByHttp(request)
-    if (refusal) {
-      corsHeaders(access, request, response, path)
-      return sendReply(response, errorReply(sandbox, newRequestId(), refusal))
-    }
-
-    // CORS: a preflight answered here, the headers of every other answer set.
-    if (crossOrigin({ sandbox, access }, request, response, path)) return
+    if (refusal) return sendReply(response, errorReply(sandbox, newRequestId(), refusal), cors)
+    if (answeredPreflight({ sandbox, access }, request, response, path, cors)) return
 
     // Not the sandbox's (below its base URL, if it has one): no Fetch request is made for it.
-    if (url ? below === undefined : !isSandboxPath(path, true)) return next()
+    if (url ? below === undefined : !isSandboxPath(path, true)) return onward(response, cors, next)
 
     // What a Fetch request cannot carry: a method (as its plane answers a method it does not take), a target.
     if (OUTSIDE_FETCH.has(request.method!)) {
       // Who may reach the control plane first, as the dispatch does for every other method.
       const refused = access.refusal(request.socket.remoteAddress, request.headers, path)
-      if (refused) return sendReply(response, errorReply(sandbox, newRequestId(), refused))
-      return sendReply(response, methodOutsideFetch(sandbox, request.method!, path))
+      if (refused) return sendReply(response, errorReply(sandbox, newRequestId(), refused), cors)
+      return sendReply(response, methodOutsideFetch(sandbox, request.method!, path), cors)
     }
     if (!url) {
       const error = new ApiError('invalid_parameter', 'The request target is no path or URL.')
-      return sendReply(response, errorReply(sandbox, newRequestId(), error))
+      return sendReply(response, errorReply(sandbox, newRequestId(), error), cors)
     }
 
     // The dispatch, with the server's context; no reply (a sandbox whose base URL is elsewhere): the next handler's.
     dispatchOver(request, url)
-      .then((reply) => (reply ? sendReply(response, reply) : next()))
+      .then((reply) => (reply ? sendReply(response, reply, cors) : onward(response, cors, next)))
       .catch((error: unknown) => {
         console.error('[call-sandbox] unexpected server error:', error)
-        sendReply(response, errorReply(sandbox, newRequestId(), unexpected(error)))
+        sendReply(response, errorReply(sandbox, newRequestId(), unexpected(error)), cors)
       })
   }
   return { handle, ready }
+}
+
+/** A request the sandbox does not answer, to the next handler (Express's reference, its 404), with its CORS headers. */
+function onward(response: ServerResponse, cors: HeaderPairs, next: () => void): void {
+  setHeaders(response, cors)
+  next()
 }
 
 /**
