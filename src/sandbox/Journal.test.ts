@@ -228,6 +228,15 @@ describe("a long body's text", () => {
     expect(cutBody(long('b').subarray(0, 1_500)).body).toBe(text('b').slice(0, 1_500))
   })
 
+  it('is right for a kept page sent again behind another first chunk, of the same length or not', () => {
+    const page = bytes(`[${'"x",'.repeat(2_000)}"y"]`)
+    const textOf = (first: string) => `${first}${new TextDecoder().decode(page)}`.slice(0, JOURNAL_BODY_BYTES)
+    for (const first of ['{"data":', '{"data":', '{"DATA":', '{"items":', '{"data":'])
+      expect(cutBody([bytes(first), page, bytes('}')]).body).toBe(textOf(first))
+    // The first chunk now ends with what began the page: the same bytes so far, the page one byte further on.
+    expect(cutBody([bytes('{"data":['), page]).body).toBe(textOf('{"data":['))
+  })
+
   it('is the same in the chunks an answer is sent in, cut across them, whether the last body was the same or not', () => {
     const whole = bytes(`{"data":[${'"x",'.repeat(2_000)}"y"],"meta":{}}`)
     const chunksOf = (of: Uint8Array) => [of.subarray(0, 8), of.subarray(8, 5_000), of.subarray(5_000)]

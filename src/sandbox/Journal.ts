@@ -191,8 +191,11 @@ const EMPTY = new Uint8Array(0)
 
 /** From this length a body's text is looked for among the last one's: below it, decoding costs less than comparing. */
 const SHARED_TEXT_FROM = 1024
-/** The last long body the journal decoded, and its text. */
-let lastText: { bytes: Uint8Array; text: string } | undefined
+/**
+ * The last long body the journal decoded, its text, and the chunks it was read from, each with where it began (held
+ * weakly: the journal keeps no body alive for this).
+ */
+let lastText: { bytes: Uint8Array; text: string; chunks: WeakRef<Uint8Array>[]; starts: number[] } | undefined
 
 /**
  * The text of a body's bytes: for the same bytes as the last long body's, the same string. A list read again and
@@ -201,21 +204,35 @@ let lastText: { bytes: Uint8Array; text: string } | undefined
  */
 function textOf(chunks: readonly Uint8Array[], length: number): string {
   if (length < SHARED_TEXT_FROM) return decoder.decode(leadingBytes(chunks, length))
-  if (lastText?.bytes.byteLength === length && startsWith(chunks, lastText.bytes)) return lastText.text
+  if (lastText?.bytes.byteLength === length && startsWith(chunks, lastText)) return lastText.text
   const bytes = leadingBytes(chunks, length)
   const text = decoder.decode(bytes)
+  const read: WeakRef<Uint8Array>[] = []
+  const starts: number[] = []
+  for (let i = 0, at = 0; i < chunks.length && at < length; at += chunks[i]!.byteLength, i++) {
+    read.push(new WeakRef(chunks[i]!))
+    starts.push(at)
+  }
   // Kept apart from the body it was read from (a copy of its own already, when it spanned chunks).
-  lastText = { bytes: bytes.buffer === chunks[0]?.buffer ? bytes.slice() : bytes, text }
+  lastText = { bytes: bytes.buffer === chunks[0]?.buffer ? bytes.slice() : bytes, text, chunks: read, starts }
   return text
 }
 
-/** Whether the chunks begin with `bytes`, compared where they lie: a page's 4 KiB are not copied to be compared. */
-function startsWith(chunks: readonly Uint8Array[], bytes: Uint8Array): boolean {
+/**
+ * Whether the chunks begin with the last text's bytes, compared where they lie: a page's 4 KiB are not copied to be
+ * compared, nor compared at all when it is the same chunk, at the same place, as the last body's (a kept page's).
+ *
+ * @note A chunk is never written to once it is in a reply or read from a request: a reply's bytes are new, or a kept
+ * page's, shared by every answer that sends it.
+ */
+function startsWith(chunks: readonly Uint8Array[], last: NonNullable<typeof lastText>): boolean {
+  const { bytes } = last
   let at = 0
-  for (const chunk of chunks) {
-    if (at === bytes.byteLength) break
+  for (let i = 0; i < chunks.length && at < bytes.byteLength; i++) {
+    const chunk = chunks[i]!
     const part = chunk.subarray(0, bytes.byteLength - at)
-    if (!sameBytes(part, bytes.subarray(at, at + part.byteLength))) return false
+    const same = last.starts[i] === at && last.chunks[i]?.deref() === chunk
+    if (!same && !sameBytes(part, bytes.subarray(at, at + part.byteLength))) return false
     at += part.byteLength
   }
   return at === bytes.byteLength
@@ -238,8 +255,9 @@ function leadingBytes(chunks: readonly Uint8Array[], length: number): Uint8Array
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false
-  // Node's Buffer compares as memcmp does; elsewhere (the browser's worker) byte by byte.
-  if (typeof Buffer !== 'undefined') return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
+  // Node's Buffer compares as memcmp does, past a few bytes; elsewhere (the browser's worker) byte by byte.
+  if (a.byteLength > 64 && typeof Buffer !== 'undefined')
+    return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false
   return true
 }
