@@ -49,6 +49,15 @@ export function refusedByHttp(request: IncomingMessage): ApiError | undefined {
  * plainHostName('user:pass@127.0.0.1') // undefined
  */
 export function plainHostName(host: string): string | undefined {
+  if (lastHost?.host === host) return lastHost.name
+  lastHost = { host, name: hostNameOf(host) }
+  return lastHost.name
+}
+
+/** The last Host asked about, and its name: a client sends the same one with every request, and each is parsed. */
+let lastHost: { host: string; name: string | undefined } | undefined
+
+function hostNameOf(host: string): string | undefined {
   if (!PLAIN_HOST.test(host)) return undefined
   try {
     return new URL(`http://${host}`).hostname
