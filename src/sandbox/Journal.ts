@@ -230,12 +230,21 @@ function startsWith(chunks: readonly Uint8Array[], last: NonNullable<typeof last
   let at = 0
   for (let i = 0; i < chunks.length && at < bytes.byteLength; i++) {
     const chunk = chunks[i]!
-    const part = chunk.subarray(0, bytes.byteLength - at)
+    const length = Math.min(chunk.byteLength, bytes.byteLength - at)
     const same = last.starts[i] === at && last.chunks[i]?.deref() === chunk
-    if (!same && !sameBytes(part, bytes.subarray(at, at + part.byteLength))) return false
-    at += part.byteLength
+    if (!same && !beginsWith(chunk, bytes, at, length)) return false
+    at += length
   }
   return at === bytes.byteLength
+}
+
+/** Whether `chunk`'s first `length` bytes are those of `bytes` from `at`. */
+function beginsWith(chunk: Uint8Array, bytes: Uint8Array, at: number, length: number): boolean {
+  // Node's Buffer compares as memcmp does, past a few bytes; elsewhere (the browser's worker) byte by byte.
+  if (length > 64 && typeof Buffer !== 'undefined')
+    return Buffer.from(chunk.buffer, chunk.byteOffset, length).equals(bytes.subarray(at, at + length))
+  for (let i = 0; i < length; i++) if (chunk[i] !== bytes[at + i]) return false
+  return true
 }
 
 /** The first `length` bytes of the chunks, copied only when they span more than one. */
@@ -251,15 +260,6 @@ function leadingBytes(chunks: readonly Uint8Array[], length: number): Uint8Array
     at += part.byteLength
   }
   return leading
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false
-  // Node's Buffer compares as memcmp does, past a few bytes; elsewhere (the browser's worker) byte by byte.
-  if (a.byteLength > 64 && typeof Buffer !== 'undefined')
-    return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b)
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /**
