@@ -4,7 +4,8 @@
 // node:http (the floor), and node:http asking msw's getResponse for one handler of the same bytes: each in a process
 // of its own, the load generator in this one. Rounds are interleaved (A, B, …, B, A), after a warm-up that also fills
 // the command's journal (1,000 requests), so that every round is measured with the journal full. Each contender is
-// compared by the median of its rounds, WireMock by its best: its JIT keeps compiling in the first rounds.
+// compared by the median of its rounds, WireMock by its best: its JIT keeps compiling in the first rounds. Against
+// WireMock the command's best round is shown too, best against best.
 //
 //   node bench/standalone.mjs                   all of them
 //   BENCH_CONTENDERS=wiremock,node-http node bench/standalone.mjs
@@ -127,12 +128,13 @@ await benchFigure('standalone', async () => {
   const [ours, ...theirs] = measured
   if (!ours) return
   const what = `standalone: GET ${PAGE}, ${CONNECTIONS} connections (${load.name}), ${kilobytes(body.length)}, the journal full: call-sandbox CLI`
-  for (const other of theirs)
-    row(
-      what,
-      perSecond(rate(ours)),
-      `${other.contender.baseline(answered.get(other.contender) ?? 0)}: ${perSecond(rate(other))}`,
-      rate(ours) / rate(other),
-      other.contender.goal,
-    )
+  for (const other of theirs) {
+    const baseline = `${other.contender.baseline(answered.get(other.contender) ?? 0)}: ${perSecond(rate(other))}`
+    row(what, perSecond(rate(ours)), baseline, rate(ours) / rate(other), other.contender.goal)
+    // Best against best too, as the figure's issue measured both (the command's best round, WireMock's third): the
+    // median above is the stricter, one contender's middle round against the other's top one.
+    if (other.contender.rate !== 'best') continue
+    const best = Math.max(...ours.rates)
+    row(`${what}, its best round`, perSecond(best), baseline, best / rate(other), other.contender.goal)
+  }
 })
