@@ -141,3 +141,36 @@ describe('createApp of a sandbox with a base URL', () => {
     }
   })
 })
+
+describe('createApp behind middleware that wraps writeHead', () => {
+  it('answers as it does alone, when the wrapper reads headers as an object (on-headers before 1.1.0)', async () => {
+    const sandbox = createSandbox({ now: NOW })
+    const app = createApp(sandbox, { quiet: true })
+    const server = createServer((request, response) => {
+      const writeHead = response.writeHead
+      // As on-headers 1.0 did: each key of the headers given set, then the status written.
+      response.writeHead = function (this: typeof response, status: number, headers?: unknown) {
+        if (headers && typeof headers === 'object')
+          for (const key of Object.keys(headers)) this.setHeader(key, (headers as Record<string, string>)[key]!)
+        return writeHead.call(this, status)
+      } as typeof response.writeHead
+      app(request, response)
+    })
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
+    try {
+      await sandbox.ready
+      const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/calls?limit=2`, {
+        headers: ALL,
+      })
+      expect(answer.status).toBe(200)
+      expect((await answer.json()).data).toHaveLength(2)
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*')
+      expect(answer.headers.get('x-request-id')).toMatch(/^req_/)
+      expect(answer.headers.get('0')).toBeNull()
+    } finally {
+      sandbox.stop()
+      sandbox.sessions.stop()
+      await new Promise((closed) => server.close(closed))
+    }
+  })
+})

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type IncomingMessage, ServerResponse } from 'node:http'
 import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
 import { shownCredential, shownUrl } from '../sandbox/credentials.js'
@@ -164,8 +164,12 @@ export function setHeaders(response: ServerResponse, pairs: HeaderPairs): void {
   }
 }
 
+/**
+ * Whether a response is not Node's own to write at once: it has headers already, or middleware wrapped its
+ * `writeHead` (on-headers before 1.1.0, as older morgan, compression and express-session use, reads a list as pairs).
+ */
 function hasHeaders(response: ServerResponse): boolean {
-  return response.getHeaderNames().length > 0
+  return response.writeHead !== ServerResponse.prototype.writeHead || response.getHeaderNames().length > 0
 }
 
 function lengthOf(body: readonly Uint8Array[]): number {
