@@ -192,15 +192,18 @@ function packageVersion(): string {
 }
 
 /**
- * @note The one-file build (dist/call-sandbox.cjs) and the single executable leave the SDK out: without the npm
- * package beside them, this says so instead of a module error (in a single executable, `import()` itself fails).
+ * @note The one-file build (dist/call-sandbox.cjs) and the single executable leave the SDK out: there its import fails
+ * with `CALL_SANDBOX_LEFT_OUT` (scripts/bundle.mjs), and this says that the command needs the npm package, naming no
+ * path. An npm package whose SDK cannot be loaded says why, with the path of the user's own install.
  */
 async function importSdk<T>(load: () => Promise<T>): Promise<T> {
   try {
     return await load()
   } catch (error) {
+    const why =
+      (error as NodeJS.ErrnoException).code === 'CALL_SANDBOX_LEFT_OUT' ? '' : ` (${(error as Error).message})`
     throw new Error(
-      `mcp needs the npm package (it brings @modelcontextprotocol/sdk, which the one-file build and the single executable leave out): run npx call-sandbox mcp. (${(error as Error).message})`,
+      `mcp needs the npm package, which brings @modelcontextprotocol/sdk (the one-file build and the single executable leave it out): run npx call-sandbox mcp.${why}`,
     )
   }
 }
