@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE } from '../../sandbox/options.js'
 import { packageFolder } from '../packageFolder.js'
 import { type ServerOptions, startServer } from '../startServer.js'
+import { asJson } from './clientData.js'
 import { registerTools } from './mcpTools.js'
 import { SandboxConnection } from './SandboxConnection.js'
 
@@ -46,7 +47,7 @@ export async function runMcp(options: McpOptions): Promise<void> {
         "A seeded, stateful sandbox of the call-handling API. Call it as your client would (call_api), then see why a request was refused (list_requests, explain_request). Keys and their scopes: the call-sandbox://keys resource; the API's shape: call-sandbox://openapi.json; how it behaves where the API description is silent: call-sandbox://contract.",
     },
   )
-  registerTools(server, sandbox)
+  registerTools(server, sandbox, { shared: options.url !== undefined })
   registerResources(server, sandbox)
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES })
   let closing = false
@@ -170,7 +171,7 @@ function registerResources(
         {
           uri: uri.href,
           mimeType: 'application/json',
-          text: JSON.stringify(await sandbox.control('GET', '/_sandbox/keys'), null, 2),
+          text: asJson(await sandbox.control('GET', '/_sandbox/keys')),
         },
       ],
     }),
