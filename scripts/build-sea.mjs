@@ -51,13 +51,21 @@ try {
   rmSync(work, { recursive: true, force: true })
 }
 
-/** The application's blob, made by Node 24 itself from the one file. */
+/**
+ * The application's blob, made by Node 24 itself from the one file.
+ * @note The blob keeps the path of its main script as the script's name (in a stack trace, and where an import()
+ * would look from): named by a relative path, no folder of the machine that built it is in the executable.
+ */
 function blob(node, { useCodeCache }) {
-  const output = join(work, `blob-${useCodeCache ? 'cached' : 'plain'}`)
-  const config = join(work, 'sea-config.json')
-  writeFileSync(config, JSON.stringify({ main: ONE_FILE, output, disableExperimentalSEAWarning: true, useCodeCache }))
-  execFileSync(node, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] })
-  return readFileSync(output)
+  const output = `blob-${useCodeCache ? 'cached' : 'plain'}`
+  copyFileSync(ONE_FILE, join(work, 'call-sandbox.cjs'))
+  const config = { main: 'call-sandbox.cjs', output, disableExperimentalSEAWarning: true, useCodeCache }
+  writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config))
+  execFileSync(node, ['--experimental-sea-config', 'sea-config.json'], {
+    cwd: work,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  return readFileSync(join(work, output))
 }
 
 /** A copy of `node` with the blob injected, as dist/sea/call-sandbox-<platform>[.exe]. */

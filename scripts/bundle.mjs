@@ -13,6 +13,7 @@
 // globalThis). msw stays outside (a peer: the consumer's own copy), and so do
 // the other dependencies.
 import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
 import { build } from 'rolldown'
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -87,16 +88,26 @@ await build({
 // client comes inside (some 300 KB), and so do the files the package otherwise reads from its folders: the console
 // and Swagger UI, put in place of src/server/embeddedFiles.ts. CommonJS, as a single executable wants.
 // The MCP SDK stays out (its own dependencies, ajv and the rest, would double the file for a command an agent starts
-// with npx anyway): there, `call-sandbox mcp` says it needs the npm package.
+// with npx anyway): there, `call-sandbox mcp` says it needs the npm package. Left out is not left outside: an import
+// of it would look for a node_modules above wherever the file is, and in the single executable above the folder it
+// was built in, and run what it finds there. Each package left out is a module that throws instead, and the file
+// holds no import of anything that Node does not have built in (checked below).
 const EMBEDDED_FOLDERS = ['console', 'dist/docs']
-await build({
+/** The packages the one file leaves out: the MCP SDK, and the optional hash the Redis client's digest() imports. */
+const LEFT_OUT = ['@modelcontextprotocol/sdk', '@node-rs/xxhash']
+const LEFT_OUT_ID = '\0left-out:'
+const oneFile = await build({
   input: { 'call-sandbox': 'src/server/cli.ts' },
   platform: 'node',
-  external: outside(['@modelcontextprotocol/sdk']),
   plugins: [
     {
       name: 'embedded-files',
       load: (id) => (id.replaceAll('\\', '/').endsWith('/src/server/embeddedFiles.ts') ? embeddedFilesModule() : null),
+    },
+    {
+      name: 'left-out',
+      resolveId: (source) => (outside(LEFT_OUT)(source) ? `${LEFT_OUT_ID}${source}` : null),
+      load: (id) => (id.startsWith(LEFT_OUT_ID) ? leftOutModule(id.slice(LEFT_OUT_ID.length)) : null),
     },
   ],
   output: {
@@ -109,6 +120,23 @@ await build({
   },
 })
 chmodSync(new URL('../dist/call-sandbox.cjs', import.meta.url), 0o755)
+// What the one file would load from outside itself, were it not built in: nothing.
+const [oneChunk] = oneFile.output
+const outsiders = [...oneChunk.imports, ...oneChunk.dynamicImports].filter(
+  // An import() of a module inside is an import of the chunk itself.
+  (name) => name !== oneChunk.fileName && !isBuiltin(name),
+)
+if (outsiders.length > 0)
+  throw new Error(`dist/call-sandbox.cjs would load from outside itself: ${outsiders.join(', ')}`)
+
+/**
+ * A module in place of a package left out: importing it fails with a code that `call-sandbox mcp` turns into "it
+ * needs the npm package", and with no path in its message.
+ */
+function leftOutModule(name) {
+  const message = `${name} is not in the one-file build`
+  return `throw Object.assign(new Error(${JSON.stringify(message)}), { code: 'CALL_SANDBOX_LEFT_OUT' })\n`
+}
 
 /** The module of every file of EMBEDDED_FOLDERS: text as a string literal, anything else as base64. */
 function embeddedFilesModule() {

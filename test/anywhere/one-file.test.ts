@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { join } from 'node:path'
+import { parseAstAsync } from 'rolldown/parseAst'
 import { afterEach, describe, expect, it } from 'vitest'
 import { killChildren, runProgram } from '../support/cli.js'
 import {
@@ -15,6 +16,7 @@ import {
   get,
   KEY,
   ONE_FILE,
+  plantCanaries,
   simulateCall,
   startOneFile,
 } from './programs.js'
@@ -28,12 +30,31 @@ describe('the one file, alone in an empty folder', () => {
     expect(required.filter((name) => !builtIn.has(name.replace(/^node:/, '')))).toEqual([])
   })
 
+  it('holds no import() at all: a package it leaves out is not looked for outside it', async () => {
+    const program = await parseAstAsync(readFileSync(ONE_FILE, 'utf8'))
+    const imported: string[] = []
+    const pending: unknown[] = [program]
+    for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+      if (node === null || typeof node !== 'object') continue
+      if ((node as { type?: string }).type === 'ImportExpression')
+        imported.push(JSON.stringify((node as { source: unknown }).source))
+      pending.push(...Object.values(node))
+    }
+    expect(imported).toEqual([])
+  })
+
   it('leaves the MCP SDK out: mcp says it needs the npm package, on stderr, and writes nothing to stdout', async () => {
     const folder = emptyFolderWith(ONE_FILE, 'one-file-mcp')
+    // A node_modules beside it, holding fakes of what it leaves out: it runs none of them.
+    const canary = join(folder, 'canary.log')
+    plantCanaries(join(folder, 'node_modules'), canary)
     const cli = runProgram([process.execPath, 'call-sandbox.cjs', 'mcp'], { HOME: folder }, folder)
     expect((await cli.exit()).code).toBe(1)
-    expect(cli.stderr()).toContain('mcp needs the npm package')
+    expect(cli.stderr()).toBe(
+      'call-sandbox mcp: mcp needs the npm package, which brings @modelcontextprotocol/sdk (the one-file build and the single executable leave it out): run npx call-sandbox mcp.\n',
+    )
     expect(cli.stdout()).toBe('')
+    expect(existsSync(canary) ? readFileSync(canary, 'utf8') : 'nothing ran').toBe('nothing ran')
   })
 
   it('serves the API, the console, /docs and its assets, and metrics', async () => {

@@ -1,6 +1,6 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { expect } from 'vitest'
+import { expect, onTestFinished } from 'vitest'
 import { type Cli, listening, runProgram } from '../support/cli.js'
 import { startRedis } from '../support/redisServer.js'
 import { tempFolder } from '../support/tempFolder.js'
@@ -105,5 +105,28 @@ export async function expectRedisFleet(start: (args: string[]) => Promise<{ url:
     expect((await get(`${two.url}/v1/calls/${call.id}`, KEY)).status).toBe(200)
   } finally {
     await redis.stop()
+  }
+}
+
+/** The packages the one file leaves out, each an import away were it to look for them outside itself. */
+const LEFT_OUT = ['@modelcontextprotocol/sdk', '@node-rs/xxhash']
+
+/**
+ * A fake of each package left out, in `nodeModules`, whose every file writes `canary` when it runs: what a machine
+ * holds where the program would look, were it to load a package from outside itself. Removed when the test ends.
+ */
+export function plantCanaries(nodeModules: string, canary: string): void {
+  const made = !existsSync(nodeModules)
+  onTestFinished(() => {
+    if (made) rmSync(nodeModules, { recursive: true, force: true })
+    else for (const name of LEFT_OUT) rmSync(join(nodeModules, name), { recursive: true, force: true })
+  })
+  const code = `require('node:fs').appendFileSync(${JSON.stringify(canary)}, __filename + '\\n')\n`
+  for (const name of LEFT_OUT) {
+    const folder = join(nodeModules, name)
+    expect(existsSync(folder), `${folder} is there already`).toBe(false)
+    mkdirSync(join(folder, 'server'), { recursive: true })
+    writeFileSync(join(folder, 'package.json'), JSON.stringify({ name, version: '9.9.9', main: 'index.js' }))
+    for (const file of ['index.js', 'server/mcp.js', 'server/stdio.js']) writeFileSync(join(folder, file), code)
   }
 }

@@ -1,5 +1,6 @@
 import { SESSION_PREFIX } from '../../http/paths.js'
 import type { ErrorEnvelope } from '../../schemas/index.js'
+import { asJson } from './clientData.js'
 
 /** What a client reads of an answer: its status, the headers that say what to do next, and its body. */
 export interface ClientView {
@@ -99,7 +100,7 @@ export class SandboxConnection {
   async openApiDocument(session?: string): Promise<string> {
     const { status, body } = await this.send(`${this.rootOf(session)}/openapi.json`, { method: 'GET', headers: {} })
     if (status !== 200) throw new Error(`GET /openapi.json answered ${status}.`)
-    return JSON.stringify(body, null, 2)
+    return asJson(body)
   }
 
   private async send(
