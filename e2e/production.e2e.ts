@@ -22,6 +22,7 @@ const ROOT = resolve(import.meta.dirname, '..')
 const example = inject('example')
 const msw = inject('msw')
 const apiUrl = inject('apiUrl')
+const appUrl = inject('appUrl')
 /** A shell's environment: no NODE_ENV (vitest sets `test`, with which Vite builds for development), no flag of the sandbox's. */
 const SHELL = { NODE_ENV: undefined, VITE_CALL_SANDBOX: undefined, VITE_CALL_SANDBOX_URL: undefined }
 
@@ -164,5 +165,32 @@ describe('the example app on its dev server (npm run dev)', () => {
       .evaluateAll((found) => found.map((row) => row.getAttribute('data-call-id')))
     expect(rows).toEqual(body.data.map((call: { id: string }) => call.id))
     await expect(page.locator('h1').textContent()).resolves.toBe('Harbor Dental Care')
+  })
+})
+
+describe('the build with VITE_CALL_SANDBOX=1, served from elsewhere than this machine', () => {
+  it('warns in the console that made-up data answers there, and on 127.0.0.1 does not', async () => {
+    const site = `http://app.example:${new URL(appUrl).port}`
+    // The site's name leads to this machine, and the browser treats it as secure, as a real site on https is.
+    const browser = await launchChromium({
+      args: ['--host-resolver-rules=MAP app.example 127.0.0.1', `--unsafely-treat-insecure-origin-as-secure=${site}`],
+    })
+    const warnings = async (url: string) => {
+      const page = await newPage(browser)
+      const said: string[] = []
+      page.on('console', (message) => message.type() === 'warning' && said.push(message.text()))
+      await page.goto(url)
+      await page.locator('[data-call-id]').first().waitFor()
+      return said.filter((text) => text.startsWith('call-sandbox:'))
+    }
+    try {
+      expect(await warnings(site)).toEqual([
+        expect.stringContaining('this page comes from app.example, not from this machine'),
+      ])
+      expect(await warnings(appUrl)).toEqual([])
+      expect(pageErrors.splice(0)).toEqual([])
+    } finally {
+      await browser.close()
+    }
   })
 })
