@@ -25,10 +25,10 @@ function sandboxWorkerScript(): Plugin {
       wanted = (env.DEV || env.VITE_CALL_SANDBOX === '1') && !env.VITE_CALL_SANDBOX_URL
     },
     configureServer(server) {
-      server.middlewares.use('/mockServiceWorker.js', async (_request, response, next) => {
+      server.middlewares.use('/mockServiceWorker.js', (_request, response, next) => {
         if (!wanted) return next()
         response.setHeader('Content-Type', 'text/javascript')
-        response.end(await script())
+        script().then((text) => response.end(text), next)
       })
     },
     async generateBundle() {
