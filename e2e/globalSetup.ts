@@ -7,12 +7,14 @@ import { installMsw3, MSW3_VERSION } from '../scripts/msw3.mjs'
 import { copyExampleForMsw3 } from './support/copyExampleForMsw3.js'
 import { installedMsw, type InstalledMsw } from './support/installedMsw.js'
 import { serveStatic } from './support/serveStatic.js'
+import { step } from './support/step.js'
 import { E2E_NOW } from './support/api.js'
 
 /*
  * Everything the browser tests need, from a fresh clone: the package built,
- * the example installed and built (against the service worker, and against
- * the standalone server), its Storybook built, and each served on loopback.
+ * the example installed and built (against the service worker, which a build
+ * takes only when VITE_CALL_SANDBOX=1 asks, and against the standalone server),
+ * its Storybook built, and each served on loopback.
  * With CALL_SANDBOX_MSW=3, a copy of the example on msw 3 in their place.
  */
 
@@ -30,11 +32,13 @@ declare module 'vitest' {
     storybookUrl: string
     /** The msw the example runs in the browser, and the checksum its client and its worker script share. */
     msw: InstalledMsw
+    /** The example's folder (a copy on msw 3 with CALL_SANDBOX_MSW=3), and what its commands need in their environment. */
+    example: Example
   }
 }
 
 /** An example installed: where it is, and what its commands need in their environment. */
-interface Example {
+export interface Example {
   folder: string
   env: Record<string, string>
 }
@@ -58,13 +62,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const [app, standaloneApp, storybook] = servers.map((server) => server.url) as [string, string, string]
     const api = await startStandaloneServer(['--allowed-origins', standaloneApp])
     cleanups.push(api.stop)
-    await step('build the example app', 'npm', ['run', 'build'], example, { ...env, VITE_CALL_SANDBOX_NOW: E2E_NOW })
+    // Production builds, as from a shell: vitest's NODE_ENV=test would make Vite build for development. A plain one
+    // leaves the sandbox out (e2e/production.e2e.ts); VITE_CALL_SANDBOX=1 asks for it.
+    const production = { ...env, NODE_ENV: undefined }
+    await step('build the example app with the sandbox', 'npm', ['run', 'build'], example, {
+      ...production,
+      VITE_CALL_SANDBOX: '1',
+      VITE_CALL_SANDBOX_NOW: E2E_NOW,
+    })
     await step(
       'build the example app for the standalone server',
       'npx',
       ['vite', 'build', '--outDir', 'dist-standalone'],
       example,
-      { ...env, VITE_CALL_SANDBOX_URL: api.url },
+      { ...production, VITE_CALL_SANDBOX_URL: api.url },
     )
     await step('build the Storybook', 'npm', ['run', 'build-storybook', '--', '--quiet'], example, env)
 
@@ -73,6 +84,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('apiUrl', api.url)
     project.provide('storybookUrl', storybook)
     project.provide('msw', msw)
+    project.provide('example', { folder: example, env })
     console.log(
       `msw ${msw.version} in the browser; app ${app}, app on the standalone server ${standaloneApp}, standalone server ${api.url}, Storybook ${storybook}`,
     )
@@ -104,8 +116,8 @@ async function installExample(): Promise<Example> {
 
 /**
  * A copy of the example on msw 3, removed at teardown, its commands on Node 24
- * (msw 3 needs 22.12 or later), and msw 3's own worker script in its public
- * folder, as `npx msw init public` would put it there.
+ * (msw 3 needs 22.12 or later), and msw 3's own worker script in its
+ * sandbox-worker folder, as `npx msw init sandbox-worker` would put it there.
  */
 async function installCopyOnMsw3(cleanups: Array<() => unknown>): Promise<Example> {
   // Installed (or found) where the suite's msw 3 is, so that npm finds this version in its cache.
@@ -124,27 +136,9 @@ async function installCopyOnMsw3(cleanups: Array<() => unknown>): Promise<Exampl
   )
   await copyFile(
     resolve(folder, 'node_modules/msw/lib/mockServiceWorker.js'),
-    resolve(folder, 'public/mockServiceWorker.js'),
+    resolve(folder, 'sandbox-worker/mockServiceWorker.js'),
   )
   return { folder, env }
-}
-
-/** Runs a command to its end; its output shows only when it fails. */
-async function step(
-  title: string,
-  command: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string> = {},
-): Promise<void> {
-  const started = performance.now()
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.on('data', (chunk) => (output += chunk))
-  child.stderr.on('data', (chunk) => (output += chunk))
-  const code = await new Promise<number | null>((exited) => child.on('close', exited))
-  if (code !== 0) throw new Error(`${title} failed (${command} ${args.join(' ')} in ${cwd}, exit ${code}):\n${output}`)
-  console.log(`${title}: ${((performance.now() - started) / 1_000).toFixed(1)} s`)
 }
 
 /** `call-sandbox --port 0 --now … <args>`, as `npm start` runs it, until it says where it listens. */

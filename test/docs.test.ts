@@ -50,7 +50,7 @@ describe('every TypeScript block of the README and the manual', () => {
     expect(home, 'a `<!-- runs in FILE -->` line right before the block').toBeDefined()
     expect(text(join(ROOT, home!)), home).toContain(code)
     if (home!.startsWith('examples/calls-inbox/')) {
-      expect(home).toMatch(/^examples\/calls-inbox\/(src|\.storybook)\/[\w.]+\.tsx?$/)
+      expect(home).toMatch(/^examples\/calls-inbox\/(?:(?:src|\.storybook)\/[\w.]+\.tsx?|vite\.config\.ts)$/)
       return
     }
     expect(home).toMatch(/^test\/(?!package\/|fleet\/)[\w/.-]+\.ts$/)

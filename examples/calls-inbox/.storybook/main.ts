@@ -4,7 +4,7 @@ const config: StorybookConfig = {
   stories: ['../src/**/*.stories.tsx'],
   framework: '@storybook/react-vite',
   // mockServiceWorker.js, for msw-storybook-addon's worker.
-  staticDirs: ['../public'],
+  staticDirs: ['../sandbox-worker'],
   core: { disableTelemetry: true },
 }
 export default config

@@ -1,13 +1,21 @@
 import type { Call, CallWithMessages, Lead, Organization } from 'call-sandbox'
 
 /**
- * Where the API is: the standalone sandbox when VITE_CALL_SANDBOX_URL is set,
- * else this origin (the service worker answers); with `?session=<name>` in
- * the page's address, that session's root of it.
+ * Whether a sandbox answers: the service worker (in development, or in a build made with VITE_CALL_SANDBOX=1, as
+ * main.tsx starts it) or the standalone sandbox named by VITE_CALL_SANDBOX_URL. In a production build, false: the
+ * app asks its own origin with no key, and the sandbox's key and sessions are left out of the bundle.
  */
-const session = new URLSearchParams(location.search).get('session')
+const SANDBOX = import.meta.env.DEV || import.meta.env.VITE_CALL_SANDBOX === '1' || !!import.meta.env.VITE_CALL_SANDBOX_URL
+
+/**
+ * Where the API is: the standalone sandbox when VITE_CALL_SANDBOX_URL is set,
+ * else this origin (the service worker answers, or your backend); with `?session=<name>`
+ * in the page's address, and a sandbox answering, that session's root of it.
+ */
+const session = SANDBOX ? new URLSearchParams(location.search).get('session') : null
 export const API_URL = (import.meta.env.VITE_CALL_SANDBOX_URL ?? '') + (session ? `/sessions/${encodeURIComponent(session)}` : '')
-const API_KEY = 'sk_sandbox_all'
+// A secret key has no place in a bundle: in production, your backend at this origin adds it.
+const HEADERS: Record<string, string> = SANDBOX ? { Authorization: 'Bearer sk_sandbox_all' } : {}
 
 export interface Page<T> {
   data: T[]
@@ -31,7 +39,7 @@ export class ApiProblem extends Error {
 async function get<T>(path: string, signal?: AbortSignal): Promise<T> {
   let response: Response
   try {
-    response = await fetch(API_URL + path, { headers: { Authorization: `Bearer ${API_KEY}` }, signal })
+    response = await fetch(API_URL + path, { headers: HEADERS, signal })
   } catch (error) {
     if (signal?.aborted) throw error
     throw new ApiProblem(0, 'network_error', 'The API could not be reached.')

@@ -1,5 +1,10 @@
 interface ImportMetaEnv {
   /**
+   * `1`: a build has the sandbox in it (a production-like preview with the service worker answering); unset, only the
+   * dev server has it.
+   */
+  readonly VITE_CALL_SANDBOX?: string
+  /**
    * The standalone sandbox (`npm start` in the repository root), e.g. http://127.0.0.1:4010; unset: the service worker
    * answers.
    */
