@@ -1,0 +1,109 @@
+/**
+ * A fleet loses no acknowledged write, whatever runs at once: seeded
+ * histories of writes to one session (clock moves and sets, resets and
+ * scenario swaps, settings, fault rules, contacts), sent to two and three
+ * servers at once over one Redis node and over a three-primary cluster,
+ * each checked against a model (`model.ts`): some serial order of the
+ * writes must give every answer and the state every server shows after.
+ */
+import { describe, expect, it } from 'vitest'
+import { allContacts, control, get, server, storeOf, TOPOLOGIES } from './fleet.js'
+import { type Event, generate, NOW_MS, PHONES, run, shown } from './history.js'
+import { check, type Observed, START_SETTINGS, type State } from './model.js'
+
+/** Per topology and count of servers: these seeds, each a history of `ROUNDS` rounds of one write per server. */
+const SEEDS = [1, 2, 3, 4, 5, 6]
+const ROUNDS = 12
+
+/** What a server shows of the session at `root` (its URL and the session's path). */
+async function observe(url: string, root: string): Promise<Observed> {
+  const now = (await get(url, `${root}/_sandbox/clock`)).body.data.now as string
+  const scenarios = (await get(url, `${root}/_sandbox/scenarios`)).body.data as Array<{
+    name: string
+    current: boolean
+  }>
+  const rules = (await get(url, `${root}/_sandbox/faults`)).body.data as Array<{ id: string; path: string }>
+  const contacts = (await allContacts(url, root)).filter(({ phone }) => PHONES.includes(phone))
+  return {
+    offset: Date.parse(now) - NOW_MS,
+    scenario: scenarios.find(({ current }) => current)!.name,
+    settings: (await get(url, `${root}/_sandbox/settings`)).body.data,
+    rules: rules.map(({ id, path }) => ({ id, path })),
+    contacts: Object.fromEntries(contacts.map(({ phone, id }) => [phone, id]).sort()),
+  }
+}
+
+describe.each(TOPOLOGIES)('concurrent writes to one session over $name', (topology) => {
+  const store = storeOf(topology)
+
+  it.each([2, 3])(
+    '%i servers: some serial order of the acknowledged writes explains every answer and the end',
+    async (count) => {
+      const servers = await Promise.all(Array.from({ length: count }, () => server(store.url)))
+      const failures: string[] = []
+      for (const seed of SEEDS) {
+        const session = `history-${count}-${seed}`
+        expect((await control(servers[0]!.url, '/_sandbox/sessions', { name: session })).status).toBe(201)
+        const root = `/sessions/${session}`
+        const start = await observe(servers[0]!.url, root)
+        const initial: State = {
+          offset: 0,
+          scenario: 'default',
+          settings: START_SETTINGS,
+          rules: [],
+          made: 0,
+          contacts: {},
+        }
+        expect(start).toEqual({ ...initial, made: undefined })
+
+        const events = await run(
+          generate(seed, ROUNDS, count),
+          servers.map(({ url }) => `${url}${root}`),
+        )
+        const ends = await Promise.all(servers.map(({ url }) => observe(url, root)))
+        const [end] = ends as [Observed]
+        const apart = ends.findIndex((shown) => JSON.stringify(shown) !== JSON.stringify(end))
+        const why =
+          apart >= 0
+            ? `servers 0 and ${apart} show different ends: ${JSON.stringify(end)}, ${JSON.stringify(ends[apart])}`
+            : check(events, initial, end)
+        if (why) failures.push(`seed ${seed}: ${why}\nend: ${JSON.stringify(end)}\n${shown(events)}`)
+      }
+      expect(failures.join('\n\n')).toBe('')
+    },
+  )
+})
+
+describe('the check of a history', () => {
+  const initial: State = { offset: 0, scenario: 'default', settings: START_SETTINGS, rules: [], made: 0, contacts: {} }
+  const { made: _, ...end } = initial
+  const advanced = (server: number, invoked: number, completed: number, now: string): Event => ({
+    op: { kind: 'advance', seconds: 60 },
+    server,
+    invoked,
+    completed,
+    status: 200,
+    body: { data: { now, mode: 'fixed' } },
+  })
+
+  it('finds two moves of the clock at once, both answered, that moved it once', () => {
+    const lost = [advanced(0, 1, 3, '2026-11-20T12:01:00.000Z'), advanced(1, 2, 4, '2026-11-20T12:02:00.000Z')]
+    expect(check(lost, initial, { ...end, offset: 60_000 })).toMatch(/the end differs: offset: 60000/)
+    expect(check(lost, initial, { ...end, offset: 120_000 })).toBeUndefined()
+    // Both answered +60: no order gives both answers.
+    const same = [advanced(0, 1, 3, '2026-11-20T12:01:00.000Z'), advanced(1, 2, 4, '2026-11-20T12:01:00.000Z')]
+    expect(check(same, initial, { ...end, offset: 120_000 })).toMatch(/now is "2026-11-20T12:01:00.000Z"/)
+  })
+
+  it('keeps to the order in which writes were answered: one answered before another was sent goes first', () => {
+    const first = { ...advanced(0, 1, 2, '2026-11-20T12:02:00.000Z'), op: { kind: 'advance', seconds: 120 } as const }
+    const second = {
+      ...advanced(1, 3, 4, '2026-11-20T12:01:00.000Z'),
+      op: { kind: 'set', now: '2026-11-20T12:01:00.000Z' } as const,
+    }
+    expect(check([first, second], initial, { ...end, offset: 60_000 })).toBeUndefined()
+    // Sent after the set was answered, the move cannot come before it.
+    const late = { ...first, invoked: 5, completed: 6, body: { data: { now: '2026-11-20T12:02:00.000Z' } } }
+    expect(check([second, late], initial, { ...end, offset: 60_000 })).toBeDefined()
+  })
+})
