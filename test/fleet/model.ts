@@ -93,7 +93,8 @@ function apply(state: State, op: Op, data: Record<string, unknown> | undefined):
       if (op.phone in state.contacts) return state
       const id = typeof data?.id === 'string' ? data.id : 'unanswered'
       if (Object.values(state.contacts).includes(id)) return `the contact id ${id} is taken`
-      return { ...state, contacts: { ...state.contacts, [op.phone]: id } }
+      // In the order of their phones, as `observe` reads them: states compare as JSON.
+      return { ...state, contacts: Object.fromEntries(Object.entries({ ...state.contacts, [op.phone]: id }).sort()) }
     }
   }
 }
