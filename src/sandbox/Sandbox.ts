@@ -309,13 +309,15 @@ export class Sandbox {
   }
 
   /**
-   * Sets the clock, once its store has the move: when the store refuses it, the clock is put back and its error thrown.
+   * Sets the clock to an instant, or moves it by a function of the instant it shows, as one write: resolves with the
+   * instant once its store has the move; one the store refuses leaves the clock as it was and throws its error.
    *
    * @example
    * await sandbox.moveClock(Date.parse('2026-12-24T08:00:00Z'))
+   * await sandbox.moveClock((now) => now + 15 * 60_000)
    */
-  moveClock(target: number): Promise<void> {
-    return this.#log.moveClock(target)
+  moveClock(target: number | ((now: number) => number)): Promise<number> {
+    return this.#log.moveClock(typeof target === 'number' ? () => target : target)
   }
 
   /**
