@@ -185,13 +185,14 @@ export class Sandbox {
    */
   async reset({ scenario }: { scenario?: ScenarioName } = {}): Promise<void> {
     await this.ready
-    const options = this.#optionsOf(scenario)
-    await this.#writes.write((write) => this.#startOver(write, options), {
+    // The scenario it stands in is read in the write's turn: another server may swap it first.
+    await this.#writes.write((write) => this.#startOver(write, this.#optionsOf(scenario)), {
       counted: false,
-      kept: () => ({ reset: seedOfOptions(options ?? this.#options) }),
+      kept: () => ({ reset: seedOfOptions(this.#optionsOf(scenario) ?? this.#options) }),
     })
     await this.#log.clearRequests()
-    await this.faults.reset()
+    // A store servers share removes the rules with the reset, at its place in the log.
+    if (!this.#log.shared) await this.faults.reset()
   }
 
   /** The options a reset to `scenario` seeds from; undefined when it stays the same. */
