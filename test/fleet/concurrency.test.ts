@@ -8,12 +8,19 @@
  */
 import { describe, expect, it } from 'vitest'
 import { allContacts, control, get, server, storeOf, TOPOLOGIES } from './fleet.js'
-import { type Event, generate, NOW_MS, PHONES, run, shown } from './history.js'
+import { type Event, generate, type MIXES, NOW_MS, PHONES, run, shown } from './history.js'
 import { check, type Observed, START_SETTINGS, type State } from './model.js'
 
-/** Per topology and count of servers: these seeds, each a history of `ROUNDS` rounds of one write per server. */
-const SEEDS = [1, 2, 3, 4, 5, 6]
+/**
+ * Per topology and count of servers: histories of `ROUNDS` rounds of one write per server, of every kind of write from
+ * these seeds, and mostly resets and scenario swaps from those.
+ */
+const HISTORIES: Array<{ seed: number; mix: keyof typeof MIXES }> = [
+  ...[1, 2, 3, 4, 5, 6].map((seed) => ({ seed, mix: 'every' as const })),
+  ...[1, 2, 3].map((seed) => ({ seed, mix: 'resets' as const })),
+]
 const ROUNDS = 12
+const INITIAL: State = { offset: 0, scenario: 'default', settings: START_SETTINGS, rules: [], made: 0, contacts: {} }
 
 /** What a server shows of the session at `root` (its URL and the session's path). */
 async function observe(url: string, root: string): Promise<Observed> {
@@ -36,38 +43,38 @@ async function observe(url: string, root: string): Promise<Observed> {
 describe.each(TOPOLOGIES)('concurrent writes to one session over $name', (topology) => {
   const store = storeOf(topology)
 
+  /** Runs a history on `servers` and checks it: what is wrong, or undefined. */
+  const checked = async (servers: readonly string[], mix: keyof typeof MIXES, seed: number) => {
+    const root = `/sessions/history-${servers.length}-${mix}-${seed}`
+    expect((await control(servers[0]!, '/_sandbox/sessions', { name: root.split('/')[2] })).status).toBe(201)
+    const { made: _, ...initial } = INITIAL
+    expect(await observe(servers[0]!, root)).toEqual(initial)
+    const events = await run(
+      generate(seed, ROUNDS, servers.length, mix),
+      servers.map((url) => `${url}${root}`),
+    )
+    const ends = await Promise.all(servers.map((url) => observe(url, root)))
+    const [end] = ends as [Observed]
+    const apart = ends.findIndex((shown) => JSON.stringify(shown) !== JSON.stringify(end))
+    const why =
+      apart >= 0
+        ? `servers 0 and ${apart} show different ends: ${JSON.stringify(end)}, ${JSON.stringify(ends[apart])}`
+        : check(events, INITIAL, end)
+    return why && `${mix} seed ${seed}: ${why}\nend: ${JSON.stringify(end)}\n${shown(events)}`
+  }
+
   it.each([2, 3])(
-    '%i servers: some serial order of the acknowledged writes explains every answer and the end',
+    '%i servers: some serial order of the acknowledged writes gives every answer and the end',
     async (count) => {
       const servers = await Promise.all(Array.from({ length: count }, () => server(store.url)))
       const failures: string[] = []
-      for (const seed of SEEDS) {
-        const session = `history-${count}-${seed}`
-        expect((await control(servers[0]!.url, '/_sandbox/sessions', { name: session })).status).toBe(201)
-        const root = `/sessions/${session}`
-        const start = await observe(servers[0]!.url, root)
-        const initial: State = {
-          offset: 0,
-          scenario: 'default',
-          settings: START_SETTINGS,
-          rules: [],
-          made: 0,
-          contacts: {},
-        }
-        expect(start).toEqual({ ...initial, made: undefined })
-
-        const events = await run(
-          generate(seed, ROUNDS, count),
-          servers.map(({ url }) => `${url}${root}`),
+      for (const { seed, mix } of HISTORIES) {
+        const why = await checked(
+          servers.map(({ url }) => url),
+          mix,
+          seed,
         )
-        const ends = await Promise.all(servers.map(({ url }) => observe(url, root)))
-        const [end] = ends as [Observed]
-        const apart = ends.findIndex((shown) => JSON.stringify(shown) !== JSON.stringify(end))
-        const why =
-          apart >= 0
-            ? `servers 0 and ${apart} show different ends: ${JSON.stringify(end)}, ${JSON.stringify(ends[apart])}`
-            : check(events, initial, end)
-        if (why) failures.push(`seed ${seed}: ${why}\nend: ${JSON.stringify(end)}\n${shown(events)}`)
+        if (why) failures.push(why)
       }
       expect(failures.join('\n\n')).toBe('')
     },

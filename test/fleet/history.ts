@@ -38,22 +38,49 @@ export const NOW_MS = Date.parse('2026-11-20T12:00:00.000Z')
 /** The phones the generator creates contacts with: few, so that some creates meet a phone taken (409). */
 export const PHONES = ['+14155550971', '+14155550972', '+14155550973', '+14155550974']
 
-/** `rounds` rounds of one write to each of `servers` servers, drawn from `seed`. */
-export function generate(seed: number, rounds: number, servers: number): Op[][] {
+/** How often each kind of write is drawn: every kind (clock moves weigh most), or mostly resets and scenario swaps. */
+export const MIXES = {
+  every: {
+    advance: 5,
+    set: 1,
+    reset: 1,
+    settings: 2,
+    'restore settings': 1,
+    'add rule': 2,
+    'remove rule': 1,
+    'clear rules': 1,
+    contact: 3,
+  },
+  resets: {
+    advance: 2,
+    set: 0,
+    reset: 4,
+    settings: 0,
+    'restore settings': 0,
+    'add rule': 2,
+    'remove rule': 0,
+    'clear rules': 0,
+    contact: 1,
+  },
+} satisfies Record<string, Record<Op['kind'], number>>
+
+/** `rounds` rounds of one write to each of `servers` servers, drawn from `seed` in `mix`. */
+export function generate(seed: number, rounds: number, servers: number, mix: keyof typeof MIXES = 'every'): Op[][] {
   const random = mulberry32(seed)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
-  const draws: Array<[number, () => Op]> = [
-    // Clock moves weigh most: the race the history must catch.
-    [5, () => ({ kind: 'advance', seconds: pick([60, 120, 300, -60]) })],
-    [1, () => ({ kind: 'set', now: new Date(NOW_MS + pick([1, 2, 3]) * 3_600_000).toISOString() })],
-    [1, () => ({ kind: 'reset', ...(random() < 0.7 ? { scenario: pick(['default', 'empty'] as const) } : {}) })],
-    [2, () => ({ kind: 'settings', change: settingsChange(random, pick) })],
-    [1, () => ({ kind: 'restore settings' })],
-    [2, () => ({ kind: 'add rule', path: pick(['/v1/leads/none-a', '/v1/leads/none-b', '/v1/leads/none-c']) })],
-    [1, () => ({ kind: 'remove rule', id: `flt_${pick([1, 2, 3])}` })],
-    [1, () => ({ kind: 'clear rules' })],
-    [3, () => ({ kind: 'contact', phone: pick(PHONES) })],
-  ]
+  const makers: Record<Op['kind'], () => Op> = {
+    advance: () => ({ kind: 'advance', seconds: pick([60, 120, 300, -60]) }),
+    set: () => ({ kind: 'set', now: new Date(NOW_MS + pick([1, 2, 3]) * 3_600_000).toISOString() }),
+    // A reset names its scenario mostly, so that two at once often swap to two different ones.
+    reset: () => ({ kind: 'reset', ...(random() < 0.8 ? { scenario: pick(['default', 'empty'] as const) } : {}) }),
+    settings: () => ({ kind: 'settings', change: settingsChange(random, pick) }),
+    'restore settings': () => ({ kind: 'restore settings' }),
+    'add rule': () => ({ kind: 'add rule', path: pick(['/v1/leads/none-a', '/v1/leads/none-b', '/v1/leads/none-c']) }),
+    'remove rule': () => ({ kind: 'remove rule', id: `flt_${pick([1, 2, 3])}` }),
+    'clear rules': () => ({ kind: 'clear rules' }),
+    contact: () => ({ kind: 'contact', phone: pick(PHONES) }),
+  }
+  const draws = Object.entries(MIXES[mix]).map(([kind, weight]) => [weight, makers[kind as Op['kind']]] as const)
   const total = draws.reduce((sum, [weight]) => sum + weight, 0)
   const draw = () => {
     let at = random() * total
