@@ -6,7 +6,9 @@
  * each checked against a model (`model.ts`): some serial order of the
  * writes must give every answer and the state every server shows after.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { listening, runCli } from '../support/cli.js'
+import { NOW } from '../support/transports.js'
 import { allContacts, control, get, server, storeOf, TOPOLOGIES } from './fleet.js'
 import { type Event, generate, type MIXES, NOW_MS, PHONES, run, shown } from './history.js'
 import { check, type Observed, START_SETTINGS, type State } from './model.js'
@@ -79,6 +81,44 @@ describe.each(TOPOLOGIES)('concurrent writes to one session over $name', (topolo
       expect(failures.join('\n\n')).toBe('')
     },
   )
+})
+
+describe('a reset over one Redis node', () => {
+  const store = storeOf(TOPOLOGIES[0]!)
+
+  it('removes the fault rules at its place in the log: a rule added once the reset is seen stays', async () => {
+    // The resetting server in a process of its own, to stop it between its append and what it does after.
+    const resetting = runCli(['--port', '0', '--now', NOW, '--quiet', '--store', store.url])
+    const { url } = await listening(resetting)
+    const [a, b] = [`${url}/sessions/rules`, `${(await server(store.url)).url}/sessions/rules`]
+    expect((await control(url, '/_sandbox/sessions', { name: 'rules' })).status).toBe(201)
+    expect((await control(a, '/_sandbox/faults', { path: '/v1/leads/before', status: 503 })).status).toBe(201)
+    const head = 'call-sandbox:{rules}:head'
+    const generation = Number((await store.send(head, 'HGET', head, 'generation')) ?? 0)
+    // `busy` takes a while to seed: the reset's server is stopped while it does, its append made.
+    const reset = control(a, '/_sandbox/reset', { scenario: 'busy' })
+    await vi.waitFor(
+      async () => expect(Number(await store.send(head, 'HGET', head, 'generation'))).toBe(generation + 1),
+      {
+        timeout: 10_000,
+        interval: 1,
+      },
+    )
+    resetting.child.kill('SIGSTOP')
+    try {
+      const scenarios = (await get(b, '/_sandbox/scenarios')).body.data as Array<{ name: string; current: boolean }>
+      expect(scenarios.find(({ current }) => current)?.name).toBe('busy')
+      const added = await control(b, '/_sandbox/faults', { path: '/v1/leads/after', status: 503 })
+      expect(added).toMatchObject({ status: 201, body: { data: { id: 'flt_1', path: '/v1/leads/after' } } })
+    } finally {
+      resetting.child.kill('SIGCONT')
+    }
+    expect((await reset).status).toBe(200)
+    for (const root of [a, b]) {
+      const rules = (await get(root, '/_sandbox/faults')).body.data as Array<{ id: string; path: string }>
+      expect(rules.map(({ id, path }) => ({ id, path }))).toEqual([{ id: 'flt_1', path: '/v1/leads/after' }])
+    }
+  })
 })
 
 describe('the check of a history', () => {
