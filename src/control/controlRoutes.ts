@@ -4,6 +4,7 @@ import { toCallWithMessages } from '../http/resources.js'
 import { CLOCK_RANGE, inRange, rangeText } from '../schemas/instantRange.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { businessTypes } from '../seed/fixtures.js'
+import { iso } from '../seed/iso.js'
 import {
   Choices,
   ClockRequest,
@@ -262,8 +263,10 @@ export const controlRoutes: readonly Endpoint[] = [
     response: RecordEnvelope(ClockState),
     answer: async ({ sandbox, body }) => {
       const { now, advance_seconds } = body
-      const target = now !== undefined ? parseInstant(now) : sandbox.clock.now() + advance_seconds! * 1_000
-      if (!inRange(target, CLOCK_RANGE)) {
+      // A move is worked out from the clock in the write's turn (a fleet's other servers may move it first).
+      const moved = await sandbox.moveClock((current) => {
+        const target = now !== undefined ? parseInstant(now) : current + advance_seconds! * 1_000
+        if (inRange(target, CLOCK_RANGE)) return target
         const field = now !== undefined ? 'now' : 'advance_seconds'
         const at =
           target !== undefined && Number.isFinite(new Date(target).getTime()) ? new Date(target).toISOString() : now
@@ -271,10 +274,10 @@ export const controlRoutes: readonly Endpoint[] = [
         throw new ApiError('validation_failed', `The body has a bad field: ${message}.`, {
           details: [{ field, code: 'invalid_format', message }],
         })
-      }
-      await sandbox.moveClock(target)
+      })
       await sandbox.settle()
-      return { body: { data: sandbox.clockState() }, asOf: sandbox.clock.now() }
+      // The clock as this move left it: a write another request of this server made since comes after it.
+      return { body: { data: { ...sandbox.clockState(), now: iso(moved) } }, asOf: moved }
     },
   }),
   defineEndpoint({

@@ -31,8 +31,11 @@ export interface FaultRuleBook {
   list(): Promise<FaultRule[]>
   /** Forgets one rule; false when it has none by that id. */
   remove(id: string): Promise<boolean>
-  /** Forgets every rule; with `restartIds` (a reset) the next one is `flt_1` again, so a run repeats. */
-  clear(restartIds?: boolean): Promise<void>
+  /**
+   * Forgets every rule; with `restartIds` (a reset) the next one is `flt_1` again, so a run repeats. Resolves with how
+   * many it forgot, counted as it forgets them (a rule another server adds meanwhile is counted, or stays).
+   */
+  clear(restartIds?: boolean): Promise<number>
   /**
    * The rule that meets this request, counted: the oldest rule whose `path`, `method` and `key` match, past its
    * `after` matches, not spent, and drawn at its `probability` (from `seed`, the rule and how many matches came
@@ -98,13 +101,14 @@ export class FaultRules {
     return this.#book.remove(id)
   }
 
-  clear(): Promise<void> {
+  /** Forgets every rule; resolves with how many. */
+  clear(): Promise<number> {
     return this.#book.clear()
   }
 
   /** Forgets every rule and starts the ids over: a reset. */
-  reset(): Promise<void> {
-    return this.#book.clear(true)
+  async reset(): Promise<void> {
+    await this.#book.clear(true)
   }
 
   /** The rule that meets an API request, if any, counted as met (see `FaultRuleBook.take`). */
@@ -196,10 +200,12 @@ export class MemoryRuleBook implements FaultRuleBook {
     return this.#rules.length < before
   }
 
-  async clear(restartIds = false): Promise<void> {
-    this.#budget.held -= this.#rules.length
+  async clear(restartIds = false): Promise<number> {
+    const removed = this.#rules.length
+    this.#budget.held -= removed
     this.#rules = []
     if (restartIds) this.#made = 0
+    return removed
   }
 
   take(request: FaultedRequest, seed: number): Promise<FaultRule | undefined> {

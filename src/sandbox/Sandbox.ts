@@ -185,13 +185,14 @@ export class Sandbox {
    */
   async reset({ scenario }: { scenario?: ScenarioName } = {}): Promise<void> {
     await this.ready
-    const options = this.#optionsOf(scenario)
-    await this.#writes.write((write) => this.#startOver(write, options), {
+    // The scenario it stands in is read in the write's turn: another server may swap it first.
+    await this.#writes.write((write) => this.#startOver(write, this.#optionsOf(scenario)), {
       counted: false,
-      kept: () => ({ reset: seedOfOptions(options ?? this.#options) }),
+      kept: () => ({ reset: seedOfOptions(this.#optionsOf(scenario) ?? this.#options) }),
     })
     await this.#log.clearRequests()
-    await this.faults.reset()
+    // A store servers share removes the rules with the reset, at its place in the log.
+    if (!this.#log.shared) await this.faults.reset()
   }
 
   /** The options a reset to `scenario` seeds from; undefined when it stays the same. */
@@ -309,13 +310,15 @@ export class Sandbox {
   }
 
   /**
-   * Sets the clock, once its store has the move: when the store refuses it, the clock is put back and its error thrown.
+   * Sets the clock to an instant, or moves it by a function of the instant it shows, as one write: resolves with the
+   * instant once its store has the move; one the store refuses leaves the clock as it was and throws its error.
    *
    * @example
    * await sandbox.moveClock(Date.parse('2026-12-24T08:00:00Z'))
+   * await sandbox.moveClock((now) => now + 15 * 60_000)
    */
-  moveClock(target: number): Promise<void> {
-    return this.#log.moveClock(target)
+  moveClock(target: number | ((now: number) => number)): Promise<number> {
+    return this.#log.moveClock(typeof target === 'number' ? () => target : target)
   }
 
   /**

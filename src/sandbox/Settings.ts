@@ -97,16 +97,18 @@ export class Settings {
    * Rejects as the store refuses it (a `StorageUnavailableError`), changing none.
    */
   async updateEverywhere(change: SettingsChange): Promise<FaultSettings> {
-    const changes = { ...this.#changes, ...parsed(change) }
-    await this.#shared?.keep(keptText(changes))
-    this.#changes = changes
-    return this.#settle()
+    if (!this.#shared) return this.update(change)
+    const changing = parsed(change)
+    // Over the changes the store holds when it keeps these (another server's may come first): see `SharedSettings`.
+    await this.#shared.keep(() => keptText({ ...this.#changes, ...changing }))
+    return this.#current
   }
 
   /** As `restore`, and with a store a fleet shares, kept there first (see `updateEverywhere`). */
   async restoreEverywhere(): Promise<FaultSettings> {
-    await this.#shared?.keep(keptText({}))
-    return this.restore()
+    if (!this.#shared) return this.restore()
+    await this.#shared.keep(() => keptText({}))
+    return this.#current
   }
 
   /** From now on the changes are the store's, which every server of a fleet applies; each counts its own budgets. */

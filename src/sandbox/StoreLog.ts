@@ -58,8 +58,12 @@ export interface SharedLog {
 
 /** A world's run-time settings' changes (as `Settings.keptText` writes them), kept where every server reads them. */
 export interface SharedSettings {
-  /** Resolves once the store has them; rejects with a `StorageUnavailableError` when it refuses them. */
-  keep(text: string): Promise<void>
+  /**
+   * Keeps the changes `text` works out from those the world holds, and applies them (`follow`'s `apply`) once the store
+   * has them. When another server kept others since the world last read them, the world takes those first and `text`
+   * runs again, so both changes count. Rejects with a `StorageUnavailableError` when the store refuses them.
+   */
+  keep(text: () => string): Promise<void>
   /** From now on `apply` gets the changes another server kept, as `since` (every request's first step) finds them. */
   follow(apply: (text: string) => void): void
 }

@@ -41,9 +41,6 @@ export class WorldLog {
   #store: StoreLog | undefined
   /** A store is on its way (`waitForStore`): until it comes, live mode rings nothing of its own. */
   #storeComing = false
-  /** The store's taking of the last clock move made outside a write. */
-  #clockKept: Promise<void> = Promise.resolve()
-  #clockUnkept = false
 
   constructor(world: LoggedWorld) {
     this.#world = world
@@ -55,11 +52,14 @@ export class WorldLog {
    */
   clockMoved(): boolean {
     const { writes } = this.#world
-    if (!this.#store || writes.running || this.#clockUnkept) return false
-    const kept = writes.write(async () => undefined, { counted: false, kept: () => ({ clock: true }) })
-    this.#clockKept = kept
-    kept.catch(() => undefined)
+    if (!this.#store || writes.running) return false
+    writes.write(async () => undefined, { counted: false, kept: () => ({ clock: true }) }).catch(() => undefined)
     return true
+  }
+
+  /** Whether other servers write to the world's log too. */
+  get shared(): boolean {
+    return this.#store?.shared ?? false
   }
 
   /** Whether this server does the world's timed work for the next `ttlMs` (see `SharedLog.holdsLease`). */
@@ -93,20 +93,31 @@ export class WorldLog {
     )
   }
 
-  /** Sets the clock once the store has the move; when it refuses it, the clock is put back and its error thrown. */
-  async moveClock(target: number): Promise<void> {
-    const { clock } = this.#world
-    const before = clock.now()
-    clock.set(target)
-    try {
-      await this.#clockKept
-    } catch (error) {
-      // Put back as it was, which the store need not hear of.
-      this.#clockUnkept = true
-      clock.set(before)
-      this.#clockUnkept = false
-      throw error
-    }
+  /**
+   * Moves the clock as a write of its own: `move` takes the instant the clock shows and gives the one to move it to.
+   * Resolves with that instant once the store has the move; one the store refuses leaves the clock as it was and
+   * throws its error.
+   */
+  async moveClock(move: (now: number) => number): Promise<number> {
+    const { clock, writes } = this.#world
+    // Worked out in the write's turn, from the clock as the log left it: when another server moved it first, the
+    // append fails, the world catches up and `move` runs again (`WriteQueue.write`), so both moves count. The log
+    // keeps where the clock went, which is where it stands after both, in the order the log has them.
+    let target: number | undefined
+    await writes.write(
+      async () => {
+        target ??= move(clock.now())
+        clock.set(target)
+      },
+      {
+        counted: false,
+        kept: () => {
+          target = move(clock.now())
+          return { clock: true, at: target }
+        },
+      },
+    )
+    return target!
   }
 
   /** Puts a log's entries back, in order: none of them goes to the store again. */
@@ -235,7 +246,11 @@ export class WorldLog {
   #entryOf(kept: Kept): LogEntry {
     const clock_offset_ms = this.clockOffset()
     if ('reset' in kept) return kept
-    if ('clock' in kept) return { clock_offset_ms }
+    if ('clock' in kept) {
+      return {
+        clock_offset_ms: kept.at === undefined ? clock_offset_ms : Math.round(kept.at - this.#world.clockBase()),
+      }
+    }
     return { ...kept, clock_offset_ms }
   }
 }

@@ -49,8 +49,11 @@ export interface WriteOptions<T> {
   kept?: 'records' | 'nothing' | (() => Kept)
 }
 
-/** What a store is handed of one write: the records it wrote, or what a reset or a clock move was. */
-export type Kept = { write: number; changes: DatabaseChanges } | { reset: SeedIdentity } | { clock: true }
+/**
+ * What a store is handed of one write: the records it wrote, or what a reset or a clock move was (`at`: the instant
+ * the clock moves to, kept before the write sets it; else the clock as it stands).
+ */
+export type Kept = { write: number; changes: DatabaseChanges } | { reset: SeedIdentity } | { clock: true; at?: number }
 
 /** Where a world's writes go before they count: resolves once the store has one, rejects when it refuses. */
 export type KeepWrite = (kept: Kept) => Promise<void>

@@ -72,34 +72,55 @@ end
 return false
 `
 
-/** Forgets every rule, not the settings; ARGV[1] = 1 starts the ids over too (a reset). At most 300 fields and a few. */
+/**
+ * Forgets every rule, not the settings; ARGV[1] = 1 starts the ids over too (a reset). At most 300 fields and a few.
+ * Answers how many rules it forgot.
+ */
 const CLEAR = `
+local removed = 0
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(field, 1, 8) ~= 'settings' and (field ~= 'made' or ARGV[1] == '1') then
     redis.call('HDEL', KEYS[1], field)
+    if string.sub(field, 1, 2) == 'r:' then removed = removed + 1 end
   end
 end
-return 1
-`
-
-/** Keeps ARGV[1], the settings' changes as JSON, for every server (TTL ARGV[2]); their new version. */
-const KEEP_SETTINGS = `
-local version = redis.call('HINCRBY', KEYS[1], 'settings_version', 1)
-redis.call('HSET', KEYS[1], 'settings', ARGV[1])
-if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return version
+return removed
 `
 
 /**
- * Keeps a session's run-time settings (as `Settings.keptText` writes them) where every server reads them: their new
- * version, once Redis has them (see the note above).
+ * Keeps ARGV[1], the settings' changes as JSON, for every server (TTL ARGV[2]), when the settings are still at version
+ * ARGV[3] (those the server worked them out from): `{1, their new version}`; else `{0, the version, its JSON or ''}`.
+ */
+const KEEP_SETTINGS = `
+local version = tonumber(redis.call('HGET', KEYS[1], 'settings_version') or '0')
+if version ~= tonumber(ARGV[3]) then return {0, version, redis.call('HGET', KEYS[1], 'settings') or ''} end
+version = redis.call('HINCRBY', KEYS[1], 'settings_version', 1)
+redis.call('HSET', KEYS[1], 'settings', ARGV[1])
+if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return {1, version}
+`
+
+/**
+ * Keeps a session's run-time settings (as `Settings.keptText` writes them) where every server reads them, if they are
+ * still at `version`: their new version once Redis has them (see the note above); else, unkept, the version and JSON
+ * another server kept since.
  *
  * @example
- * const version = await keepSettings(context, 'ci-1', '{"rate_limit":null}')
+ * const kept = await keepSettings(context, 'ci-1', '{"rate_limit":null}', 0)
  */
-export async function keepSettings({ send, ttlMs }: RequestsContext, session: string, text: string): Promise<number> {
+export async function keepSettings(
+  { send, ttlMs }: RequestsContext,
+  session: string,
+  text: string,
+  version: number,
+): Promise<{ kept: boolean; version: number; text: string }> {
   const key = keyOf(session, 'faults')
-  return Number(await send(key, evalOf(KEEP_SETTINGS, [key], [text, ttlMs])))
+  const [kept, now, held] = (await send(key, evalOf(KEEP_SETTINGS, [key], [text, ttlMs, version]))) as [
+    number,
+    number,
+    string?,
+  ]
+  return { kept: kept === 1, version: Number(now), text: kept === 1 ? text : (held ?? '') }
 }
 
 /**
@@ -131,9 +152,7 @@ export function sharedFaultRules({ send, ttlMs }: RequestsContext, session: stri
       if (n === undefined) return false
       return Number(await send(key, ['HDEL', key, `r:${n}`, `seen:${n}`, `hits:${n}`])) > 0
     },
-    clear: async (restartIds = false) => {
-      await send(key, evalOf(CLEAR, [key], [restartIds ? 1 : 0]))
-    },
+    clear: async (restartIds = false) => Number(await send(key, evalOf(CLEAR, [key], [restartIds ? 1 : 0]))),
     take: async ({ method, path, key: presented }, seed) => {
       const found = await send(key, evalOf(TAKE, [key], [method, path, presented ?? '', seed, ttlMs]))
       if (!Array.isArray(found)) return undefined

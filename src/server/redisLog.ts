@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto'
+import { StorageUnavailableError } from '../sandbox/domainErrors.js'
 import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/StoreLog.js'
 import { LogEntry, Snapshot } from '../schemas/snapshot.js'
 import { COMPACTION_SLACK_BYTES } from '../sessions/Store.js'
 import { APPEND, COMPACT, evalOf, keyOf, LEASE, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'
 import { keepSettings, sharedFaultRules } from './redisFaultRules.js'
 import { type RequestsContext, sharedRequests } from './redisRequests.js'
+
+/** A change of the settings that loses the race to other servers this many times in a row gives up (a 503). */
+const MAX_ATTEMPTS = 50
 
 /** How long the server that took the lease to compact a log has to do it, before another may. */
 const COMPACTING_MS = 30_000
@@ -146,8 +150,18 @@ export function redisLog(context: LogContext, session: string): SharedLog {
     faultRules: sharedFaultRules(context, session),
     settings: {
       keep: async (text) => {
-        const ticket = ++tickets
-        settingsAre(await keepSettings(context, session, text), ticket)
+        // Kept only over the version the world holds: else it takes the newer one and works its change out again.
+        for (let attempt = 1; ; attempt++) {
+          const ticket = ++tickets
+          const kept = await keepSettings(context, session, text(), settingsVersion)
+          if (settingsAre(kept.version, ticket)) applySettings(kept.text)
+          if (kept.kept) return
+          if (attempt >= MAX_ATTEMPTS)
+            throw new StorageUnavailableError(
+              'The shared store',
+              `the settings lost the race to other servers ${attempt} times`,
+            )
+        }
       },
       follow: (apply) => {
         applySettings = apply

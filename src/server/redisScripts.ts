@@ -102,7 +102,10 @@ return {generation, base, 1, all, redis.call('GET', KEYS[3]), head[3] or '', ver
 
 /**
  * Appends ARGV[5] where the world stands, or answers -1. A reset (ARGV[6])
- * starts the list over, in the next generation. Answers `{generation, due}`:
+ * starts the list over, in the next generation, and removes the fault rules
+ * (not the settings, see `redisFaultRules.ts`) and starts their ids over: at
+ * its place among the other servers' writes, so a rule added after the reset
+ * stays, whatever the reset's server does next. Answers `{generation, due}`:
  * `due` when the log has outgrown its snapshot (see `outgrows`: past its
  * size plus ARGV[7] bytes) and this server took the lease to compact it, for
  * ARGV[8] ms.
@@ -117,6 +120,9 @@ if ARGV[6] == 'reset' then
   bytes = 0
   snapshotBytes = 0
   redis.call('HSET', KEYS[1], 'generation', generation, 'base', 0, 'tag', '', 'snapshot_bytes', 0)
+  for _, field in ipairs(redis.call('HKEYS', KEYS[8])) do
+    if string.sub(field, 1, 8) ~= 'settings' then redis.call('HDEL', KEYS[8], field) end
+  end
 end
 redis.call('RPUSH', KEYS[2], ARGV[5])
 bytes = bytes + #ARGV[5]
