@@ -389,6 +389,16 @@ describe.each(modes)('call-sandbox mcp $name', (mode) => {
       await send('/v1/me', { headers: { authorization: `Bearer ${text}` } })
     }
     expect(contacts.length, 'contacts named with the forged lines').toBeGreaterThan(0)
+    // Text nobody sees and a model reads: ASCII spelt in tag characters, after a variation selector and a filler.
+    const hidden = `Ada\ufe0f\u3164${String.fromCodePoint(...[...FORGED_LINES[1]!].map((c) => 0xe0000 + c.codePointAt(0)!))}`
+    const named = await send('/v1/contacts', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ phone: '+14155550999', name: hidden }),
+    })
+    expect(named.status).toBe(201)
+    contacts.push(((await named.json()) as { data: { id: string } }).data.id)
+    await send('/v1/contacts', { method: 'POST', headers: json, body: hidden })
 
     const { tools } = await client.listTools()
     /** What each tool is called with; one missing here is called with no arguments, and must answer so. */
@@ -460,6 +470,8 @@ function expectNoForgedLine(text: string, where: string): void {
     // With every JSON string of the line taken out (escapes read as such), nothing of what was planted is left.
     expect(line.replace(/"(?:[^"\\]|\\.)*"/g, '""'), `${where}: outside quotes`).not.toContain(CANARY)
   }
+  // Nor anything a person cannot see, even quoted: it is escaped (\uXXXX) where the agent and its user read alike.
+  expect(text, `${where}: hidden text`).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u)
 }
 
 describe('call-sandbox mcp refuses to start', () => {
