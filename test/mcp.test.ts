@@ -621,3 +621,30 @@ describe('call-sandbox mcp ends with its agent', () => {
     expect(mcp.stderr()).toContain("the agent's connection closed (ReadBuffer exceeded maximum size")
   })
 })
+
+describe('call-sandbox mcp with a sandbox of its own that others reach', () => {
+  it('says openWorldHint on every tool with --proxy: its API answers are a real service', async () => {
+    const asked: string[] = []
+    const upstream = createServer((request, response) => {
+      asked.push(request.url ?? '')
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"name":"from the real service"}}')
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const { port } = upstream.address() as AddressInfo
+    const { client, transport } = await connect(['--proxy', `http://127.0.0.1:${port}`], environment())
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map(({ name }) => name).toSorted()).toEqual(TOOLS.toSorted())
+      for (const tool of tools) expect(tool.annotations?.openWorldHint, tool.name).toBe(true)
+      // What makes it so: call_api reads what the real service answered.
+      const answer = await client.callTool({ name: 'call_api', arguments: { path: '/v1/me', key: 'sk_sandbox_all' } })
+      expect(JSON.stringify(answer)).toContain('from the real service')
+      expect(asked).toContain('/v1/me')
+    } finally {
+      const pid = transport.pid
+      await client.close()
+      if (pid) await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(), { timeout: 10_000, interval: 50 })
+      await new Promise((resolve) => upstream.close(resolve))
+    }
+  })
+})
