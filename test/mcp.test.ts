@@ -389,6 +389,16 @@ describe.each(modes)('call-sandbox mcp $name', (mode) => {
       await send('/v1/me', { headers: { authorization: `Bearer ${text}` } })
     }
     expect(contacts.length, 'contacts named with the forged lines').toBeGreaterThan(0)
+    // Text nobody sees and a model reads: ASCII spelt in tag characters, after a variation selector and a filler.
+    const hidden = `Ada\ufe0f\u3164${String.fromCodePoint(...[...FORGED_LINES[1]!].map((c) => 0xe0000 + c.codePointAt(0)!))}`
+    const named = await send('/v1/contacts', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ phone: '+14155550999', name: hidden }),
+    })
+    expect(named.status).toBe(201)
+    contacts.push(((await named.json()) as { data: { id: string } }).data.id)
+    await send('/v1/contacts', { method: 'POST', headers: json, body: hidden })
 
     const { tools } = await client.listTools()
     /** What each tool is called with; one missing here is called with no arguments, and must answer so. */
@@ -460,6 +470,8 @@ function expectNoForgedLine(text: string, where: string): void {
     // With every JSON string of the line taken out (escapes read as such), nothing of what was planted is left.
     expect(line.replace(/"(?:[^"\\]|\\.)*"/g, '""'), `${where}: outside quotes`).not.toContain(CANARY)
   }
+  // Nor anything a person cannot see, even quoted: it is escaped (\uXXXX) where the agent and its user read alike.
+  expect(text, `${where}: hidden text`).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u)
 }
 
 describe('call-sandbox mcp refuses to start', () => {
@@ -607,5 +619,32 @@ describe('call-sandbox mcp ends with its agent', () => {
     )
     expect(await mcp.exitsWithin(20_000), mcp.stderr()).toBe(true)
     expect(mcp.stderr()).toContain("the agent's connection closed (ReadBuffer exceeded maximum size")
+  })
+})
+
+describe('call-sandbox mcp with a sandbox of its own that others reach', () => {
+  it('says openWorldHint on every tool with --proxy: its API answers are a real service', async () => {
+    const asked: string[] = []
+    const upstream = createServer((request, response) => {
+      asked.push(request.url ?? '')
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"name":"from the real service"}}')
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const { port } = upstream.address() as AddressInfo
+    const { client, transport } = await connect(['--proxy', `http://127.0.0.1:${port}`], environment())
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map(({ name }) => name).toSorted()).toEqual(TOOLS.toSorted())
+      for (const tool of tools) expect(tool.annotations?.openWorldHint, tool.name).toBe(true)
+      // What makes it so: call_api reads what the real service answered.
+      const answer = await client.callTool({ name: 'call_api', arguments: { path: '/v1/me', key: 'sk_sandbox_all' } })
+      expect(JSON.stringify(answer)).toContain('from the real service')
+      expect(asked).toContain('/v1/me')
+    } finally {
+      const pid = transport.pid
+      await client.close()
+      if (pid) await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(), { timeout: 10_000, interval: 50 })
+      await new Promise((resolve) => upstream.close(resolve))
+    }
   })
 })

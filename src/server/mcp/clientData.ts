@@ -4,13 +4,22 @@
  *
  * JSON quotes every string and escapes every control character; these go further, as a reader may take them for the
  * end of a line (U+2028, U+2029, NEL and the other C1 controls) or as nothing at all while they reorder or hide the
- * text around them (bidi marks, zero-width characters, the soft hyphen). Inside a JSON string each may be written
- * `\uXXXX`, and outside one JSON has none of them: the text stays JSON, with the same value.
+ * text around them: every format character and every one Unicode says to draw as nothing (bidi marks, zero-width
+ * characters, the soft hyphen, variation selectors, the Hangul fillers, and the tag characters U+E0000 to U+E007F,
+ * which spell out ASCII that a person cannot see and a model can read). Inside a JSON string each may be written
+ * `\uXXXX` (as a pair of them past U+FFFF), and outside one JSON has none of them: the text stays JSON, with the same
+ * value.
  */
-const UNSEEN = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g
+const UNSEEN = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu
 
 function escapeUnseen(json: string): string {
-  return json.replace(UNSEEN, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return json.replace(UNSEEN, (character) =>
+    // One \uXXXX for each UTF-16 unit: a character past U+FFFF is two.
+    character
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+  )
 }
 
 /** A value as JSON on one line: a string in double quotes, anything in it that could end a line escaped. */
