@@ -24,60 +24,93 @@ export function queryText(query, encode = (text) => text) {
 }
 
 /**
- * Control characters (C0, DEL, C1) but the newline: pasted into a terminal, one can send a signal (a Ctrl-C drops the
- * line typed so far, quotes and all) or edit the line before the shell reads the quotes around it. A newline inside
- * single quotes stays text, and keeps a pretty-printed body legible.
+ * What a terminal would not show as the text it is: control characters but the newline (a pasted Ctrl-C drops the line
+ * typed so far, quotes and all; a tab completes), format characters such as bidi marks (they reorder what the reader
+ * sees), line and paragraph separators, and a lone surrogate (UTF-8 has no bytes for it: it is sent as U+FFFD).
+ * A newline inside single quotes is text in every shell, and keeps a pretty-printed body legible.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g
+const UNSHOWN = /(?:(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs})+/gu
+
+/** The bytes of a text in UTF-8, as base64. @param {string} text */
+function base64Of(text) {
+  const bytes = new TextEncoder().encode(text)
+  let binary = ''
+  // A chunk at a time: a spread of a whole 4 KiB body would pass as many arguments.
+  for (let at = 0; at < bytes.length; at += 0x2000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x2000))
+  return btoa(binary)
+}
+
+/** The shell command that writes a text's bytes: the same in bash, zsh, dash and fish. @param {string} text */
+const printed = (text) => `printf '%s' '${base64Of(text)}' | base64 -d`
 
 /**
- * One word for the shell a developer pastes the command into, however hostile the text: in single quotes, where an
- * interactive bash or zsh expands nothing (not `$`, backticks, nor history's `!`, which double quotes let through);
- * with a control character, as `$'…'` with each one escaped (and `!`, for a shell whose history would expand it there), so that none reaches
- * the terminal raw.
+ * One word, read the same by bash, zsh, dash (POSIX sh) and fish, however hostile the text. Text goes in single
+ * quotes, where none of them expands anything (not `$`, backticks, nor history's `!` in an interactive bash or zsh);
+ * `'` and `\` go outside them, each after a backslash: fish reads `\'` and `\\` inside single quotes as escapes, and
+ * all four read them outside as the character itself. What a terminal would not show goes as its bytes in base64,
+ * decoded by a command substitution in double quotes (`"$(…)"`, fish 3.4 and later): no control character reaches
+ * the terminal, and no `$'…'`, which dash lacks. Such a run holds no newline, which a substitution would drop.
  * @param {string} text
  */
 function quoted(text) {
-  if (!text.match(CONTROL)) return `'${text.replaceAll("'", `'\\''`)}'`
-  const escaped = text
-    .replace(/[\\'!]/g, (char) => (char === '!' ? '\\x21' : `\\${char}`))
-    .replace(CONTROL, (char) => {
-      const code = char.charCodeAt(0)
-      // A C1 character as its two UTF-8 bytes: `\u` needs a UTF-8 locale in the shell, `\x` does not.
-      return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\xc2\\x${code.toString(16)}`
-    })
-  return `$'${escaped}'`
+  if (text === '') return "''"
+  // fish 3.6 refuses a `$` inside single quotes when a substitution came before it in the word (`"$(…)"'$'` reads as
+  // "$' is not a valid variable"): in such a word, `$` goes outside the quotes too.
+  const outside = text.match(UNSHOWN) ? /[^'\\$]+|['\\$]/g : /[^'\\]+|['\\]/g
+  const literal = (/** @type {string} */ part) =>
+    part.replace(outside, (run) => (/^['\\$]$/.test(run) ? `\\${run}` : `'${run}'`))
+  let word = ''
+  let from = 0
+  for (const run of text.matchAll(UNSHOWN)) {
+    word += `${literal(text.slice(from, run.index))}"$(${printed(run[0])})"`
+    from = run.index + run[0].length
+  }
+  return word + literal(text.slice(from))
 }
 
 /** A plain word (an HTTP method) as it is; anything else quoted. @param {string} text */
 const word = (text) => (/^[A-Za-z0-9_-]+$/.test(text) ? text : quoted(text))
 
 /**
- * The request as a curl command: its method, its whole URL, its headers as journaled and its body. A credential the
- * journal shows only by its end (a key the sandbox did not issue) becomes `$API_KEY`, for the shell to fill in: the
- * command never carries a key it was not given.
+ * No argument of a command can hold a NUL (nor can HTTP carry one in a method, URL or header): a body can, through a
+ * pipe. @param {string} text @param {string} part
+ */
+function withoutNul(text, part) {
+  if (text.includes('\u0000'))
+    throw new Error(
+      `This request cannot be copied as curl: its ${part} holds a NUL character, which no command line can pass on.`,
+    )
+  return text
+}
+
+/**
+ * The request as a curl command, one for bash, zsh, dash (POSIX sh) and fish alike (see `quoted`): its method, its
+ * whole URL, its headers as journaled and its body. A body that a terminal would not show as text (control
+ * characters, NUL, bidi marks) goes through a pipe, as base64 decoded into curl's stdin. A credential the journal
+ * shows only by its end (a key the sandbox did not issue) becomes `"$API_KEY"`, for the shell to fill in, last in its
+ * word and in double quotes (the key passed as it is, spaces, `*` and `$` too): the command never carries a key it
+ * was not given.
  * @param {JournalEntry} entry
  * @param {string} base the sandbox's origin and root, such as `http://localhost:4010/sessions/ci-1`
  */
 export function curlOf(entry, base) {
+  const url = base + entry.path + queryText(entry.query, encodeURIComponent)
   // --globoff: a journaled path keeps its brackets, and curl would make `[1-99999999]` that many requests.
-  const lines = [
-    `curl --globoff -X ${word(entry.method)} ${quoted(base + entry.path + queryText(entry.query, encodeURIComponent))}`,
-  ]
+  const lines = [`curl --globoff -X ${word(withoutNul(entry.method, 'method'))} ${quoted(withoutNul(url, 'URL'))}`]
   for (const [name, values] of Object.entries(entry.request?.headers ?? {})) {
     if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue
-    for (const value of values.split('\n')) {
-      const header = `${name}: ${value}`
-      lines.push(
-        SHOWN_BY_ITS_END.test(value)
-          ? `-H ${quoted(header.replace(SHOWN_BY_ITS_END, ''))}"$API_KEY"`
-          : `-H ${quoted(header)}`,
-      )
+    for (const value of withoutNul(values, `header ${name}`).split('\n')) {
+      // curl leaves out a header whose value is empty after the colon: `name;` is how it sends one.
+      if (value === '') lines.push(`-H ${quoted(`${name};`)}`)
+      else if (SHOWN_BY_ITS_END.test(value))
+        lines.push(`-H ${quoted(`${name}: ${value.replace(SHOWN_BY_ITS_END, '')}`)}"$API_KEY"`)
+      else lines.push(`-H ${quoted(`${name}: ${value}`)}`)
     }
   }
-  if (entry.request?.body) lines.push(`--data-raw ${quoted(entry.request.body)}`)
-  return lines.join(' \\\n  ')
+  const body = entry.request?.body
+  if (!body) return lines.join(' \\\n  ')
+  if (!body.match(UNSHOWN)) return [...lines, `--data-raw ${quoted(body)}`].join(' \\\n  ')
+  return `${printed(body)} | ${[...lines, '--data-binary @-'].join(' \\\n  ')}`
 }
 
 /**
