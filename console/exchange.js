@@ -29,43 +29,42 @@ export function queryText(query, encode = (text) => text) {
  * sees), line and paragraph separators, and a lone surrogate (UTF-8 has no bytes for it: it is sent as U+FFFD).
  * A newline inside single quotes is text in every shell, and keeps a pretty-printed body legible.
  */
-const UNSHOWN = /(?:(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs})+/gu
+const UNSHOWN = /(?:(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs})+/u
+/** What a printf format cannot hold as itself; a `-` first would be read as an option. */
+const NOT_IN_A_FORMAT = new RegExp(`^-|[\\\\'%]|${UNSHOWN.source}`, 'gu')
 
-/** The bytes of a text in UTF-8, as base64. @param {string} text */
-function base64Of(text) {
-  const bytes = new TextEncoder().encode(text)
-  let binary = ''
-  // A chunk at a time: a spread of a whole 4 KiB body would pass as many arguments.
-  for (let at = 0; at < bytes.length; at += 0x2000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x2000))
-  return btoa(binary)
+/**
+ * A text as a format for printf, in single quotes: each of `\`, `'`, a leading `-` and what a terminal would not show
+ * as its UTF-8 bytes in octal (`\011`), `%` as `%%`. bash's, zsh's, dash's and fish's own printf all write those
+ * bytes, NUL too; fish reads no escape in single quotes but `\\` and `\'`, and a `\` here is always before a digit.
+ * @param {string} text
+ */
+function printfOf(text) {
+  const format = text.replace(NOT_IN_A_FORMAT, (run) =>
+    run === '%'
+      ? '%%'
+      : Array.from(new TextEncoder().encode(run), (byte) => `\\${byte.toString(8).padStart(3, '0')}`).join(''),
+  )
+  return `printf '${format}'`
 }
-
-/** The shell command that writes a text's bytes: the same in bash, zsh, dash and fish. @param {string} text */
-const printed = (text) => `printf '%s' '${base64Of(text)}' | base64 -d`
 
 /**
  * One word, read the same by bash, zsh, dash (POSIX sh) and fish, however hostile the text. Text goes in single
  * quotes, where none of them expands anything (not `$`, backticks, nor history's `!` in an interactive bash or zsh);
  * `'` and `\` go outside them, each after a backslash: fish reads `\'` and `\\` inside single quotes as escapes, and
- * all four read them outside as the character itself. What a terminal would not show goes as its bytes in base64,
- * decoded by a command substitution in double quotes (`"$(…)"`, fish 3.4 and later): no control character reaches
- * the terminal, and no `$'…'`, which dash lacks. Such a run holds no newline, which a substitution would drop.
+ * all four read them outside as the character itself. A text with something a terminal would not show is written by
+ * printf in a command substitution, `"$(printf '…')"` (fish 3.4 and later): no control character reaches the
+ * terminal, and no `$'…'`, which dash lacks. A substitution drops trailing newlines: they follow it in quotes.
  * @param {string} text
  */
 function quoted(text) {
-  if (text === '') return "''"
-  // fish 3.6 refuses a `$` inside single quotes when a substitution came before it in the word (`"$(…)"'$'` reads as
-  // "$' is not a valid variable"): in such a word, `$` goes outside the quotes too.
-  const outside = text.match(UNSHOWN) ? /[^'\\$]+|['\\$]/g : /[^'\\]+|['\\]/g
-  const literal = (/** @type {string} */ part) =>
-    part.replace(outside, (run) => (/^['\\$]$/.test(run) ? `\\${run}` : `'${run}'`))
-  let word = ''
-  let from = 0
-  for (const run of text.matchAll(UNSHOWN)) {
-    word += `${literal(text.slice(from, run.index))}"$(${printed(run[0])})"`
-    from = run.index + run[0].length
+  if (UNSHOWN.test(text)) {
+    const written = text.replace(/\n+$/, '')
+    const newlines = text.slice(written.length)
+    return `"$(${printfOf(written)})"${newlines ? `'${newlines}'` : ''}`
   }
-  return word + literal(text.slice(from))
+  if (text === '') return "''"
+  return text.replace(/[^'\\]+|['\\]/g, (run) => (run === "'" || run === '\\' ? `\\${run}` : `'${run}'`))
 }
 
 /** A plain word (an HTTP method) as it is; anything else quoted. @param {string} text */
@@ -85,8 +84,8 @@ function withoutNul(text, part) {
 
 /**
  * The request as a curl command, one for bash, zsh, dash (POSIX sh) and fish alike (see `quoted`): its method, its
- * whole URL, its headers as journaled and its body. A body that a terminal would not show as text (control
- * characters, NUL, bidi marks) goes through a pipe, as base64 decoded into curl's stdin. A credential the journal
+ * whole URL, its headers as journaled and its body. A body with what a terminal would not show as text (control
+ * characters, NUL, bidi marks) goes through a pipe: printf writes it to curl's stdin. A credential the journal
  * shows only by its end (a key the sandbox did not issue) becomes `"$API_KEY"`, for the shell to fill in, last in its
  * word and in double quotes (the key passed as it is, spaces, `*` and `$` too): the command never carries a key it
  * was not given.
@@ -109,8 +108,8 @@ export function curlOf(entry, base) {
   }
   const body = entry.request?.body
   if (!body) return lines.join(' \\\n  ')
-  if (!body.match(UNSHOWN)) return [...lines, `--data-raw ${quoted(body)}`].join(' \\\n  ')
-  return `${printed(body)} | ${[...lines, '--data-binary @-'].join(' \\\n  ')}`
+  if (!UNSHOWN.test(body)) return [...lines, `--data-raw ${quoted(body)}`].join(' \\\n  ')
+  return `${printfOf(body)} | ${[...lines, '--data-binary @-'].join(' \\\n  ')}`
 }
 
 /**
