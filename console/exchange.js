@@ -30,8 +30,11 @@ export function queryText(query, encode = (text) => text) {
  * A newline inside single quotes is text in every shell, and keeps a pretty-printed body legible.
  */
 const UNSHOWN = /(?:(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs})+/u
-/** What a printf format cannot hold as itself; a `-` first would be read as an option. */
-const NOT_IN_A_FORMAT = new RegExp(`^-|[\\\\'%]|${UNSHOWN.source}`, 'gu')
+/**
+ * What a printf format cannot hold as itself: a `-` first would be read as an option, and a `^` first on a line as
+ * history's quick substitution by an interactive bash, even inside quotes.
+ */
+const NOT_IN_A_FORMAT = new RegExp(`^-|(?<=\\n)\\^|[\\\\'%]|${UNSHOWN.source}`, 'gu')
 
 /**
  * A text as a format for printf, in single quotes: each of `\`, `'`, a leading `-` and what a terminal would not show
@@ -64,7 +67,8 @@ function quoted(text) {
     return `"$(${printfOf(written)})"${newlines ? `'${newlines}'` : ''}`
   }
   if (text === '') return "''"
-  return text.replace(/[^'\\]+|['\\]/g, (run) => (run === "'" || run === '\\' ? `\\${run}` : `'${run}'`))
+  // A `^` first on a line goes outside the quotes too: an interactive bash reads it as `^old^new` even inside them.
+  return text.replace(/(?:[^'\\^]|(?<!\n)\^)+|['\\^]/g, (run) => (/^['\\^]$/.test(run) ? `\\${run}` : `'${run}'`))
 }
 
 /** A plain word (an HTTP method) as it is; anything else quoted. @param {string} text */

@@ -133,6 +133,11 @@ const TABLE: [string, Parts][] = [
   ],
   ['a path with brackets, not one request per value of a range', { path: '/v1/calls/[1-99999999]' }],
   ['a method that ends with a newline', { method: 'POST\n' }],
+  [
+    "history's ^old^new first on a line, which an interactive bash reads even inside quotes",
+    { path: '/a\n^b^c', headers: { 'x-a': '\u0001' }, body: `{\n^b^c\n^${PWN}^\n}` },
+  ],
+  ['the same in a body with a control character', { body: `{\n^b^c\n^${PWN}^\n}\u0001` }],
 ]
 
 /** mulberry32: a small seeded generator, so that a failing run can be run again. */
