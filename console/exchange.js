@@ -36,17 +36,33 @@ const UNSHOWN = /(?:(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs})+/u
  */
 const NOT_IN_A_FORMAT = new RegExp(`^-|(?<=\\n)\\^|[\\\\'%]|${UNSHOWN.source}`, 'gu')
 
+/** @typedef {(text: string) => Uint8Array} Encoding how a text becomes the bytes curl is to send */
+
+/** @type {Encoding} */
+const utf8 = (text) => new TextEncoder().encode(text)
+
 /**
- * A text as a format for printf, in single quotes: each of `\`, `'`, a leading `-` and what a terminal would not show
- * as its UTF-8 bytes in octal (`\011`), `%` as `%%`. bash's, zsh's, dash's and fish's own printf all write those
- * bytes, NUL too; fish reads no escape in single quotes but `\\` and `\'`, and a `\` here is always before a digit.
- * @param {string} text
+ * A header as HTTP carries it: a byte a character, as Node and fetch read a header's bytes (a UTF-8 `ë` sent is
+ * journaled as `Ã«`, and goes back as the same two bytes).
+ * @type {Encoding}
  */
-function printfOf(text) {
-  const format = text.replace(NOT_IN_A_FORMAT, (run) =>
-    run === '%'
-      ? '%%'
-      : Array.from(new TextEncoder().encode(run), (byte) => `\\${byte.toString(8).padStart(3, '0')}`).join(''),
+const latin1 = (text) => Uint8Array.from(text, (char) => char.charCodeAt(0))
+
+/** A header's encoding: UTF-8 only for a character above U+00FF, which no header read from the wire holds. */
+const headerEncoding = (/** @type {string} */ header) => (/[\u0100-\uffff]/.test(header) ? utf8 : latin1)
+
+/**
+ * A text as a format for printf, in single quotes: each of `\`, `'`, a leading `-`, what a terminal would not show
+ * and, for bytes that are not UTF-8, any character beyond ASCII, as its bytes in octal (`\011`); `%` as `%%`.
+ * bash's, zsh's, dash's and fish's own printf all write those bytes, NUL too; fish reads no escape in single quotes
+ * but `\\` and `\'`, and a `\` here is always before a digit.
+ * @param {string} text
+ * @param {Encoding} encoding
+ */
+function printfOf(text, encoding = utf8) {
+  const escaped = encoding === utf8 ? NOT_IN_A_FORMAT : new RegExp(`${NOT_IN_A_FORMAT.source}|[\\u0080-\\u00ff]`, 'gu')
+  const format = text.replace(escaped, (run) =>
+    run === '%' ? '%%' : Array.from(encoding(run), (byte) => `\\${byte.toString(8).padStart(3, '0')}`).join(''),
   )
   return `printf '${format}'`
 }
@@ -55,16 +71,18 @@ function printfOf(text) {
  * One word, read the same by bash, zsh, dash (POSIX sh) and fish, however hostile the text. Text goes in single
  * quotes, where none of them expands anything (not `$`, backticks, nor history's `!` in an interactive bash or zsh);
  * `'` and `\` go outside them, each after a backslash: fish reads `\'` and `\\` inside single quotes as escapes, and
- * all four read them outside as the character itself. A text with something a terminal would not show is written by
- * printf in a command substitution, `"$(printf '…')"` (fish 3.4 and later): no control character reaches the
- * terminal, and no `$'…'`, which dash lacks. A substitution drops trailing newlines: they follow it in quotes.
+ * all four read them outside as the character itself. A text with something a terminal would not show, or whose
+ * bytes are not its UTF-8, is written by printf in a command substitution, `"$(printf '…')"` (fish 3.4 and later):
+ * no control character reaches the terminal, and no `$'…'`, which dash lacks. A substitution drops trailing
+ * newlines: they follow it in quotes.
  * @param {string} text
+ * @param {Encoding} [encoding]
  */
-function quoted(text) {
-  if (UNSHOWN.test(text)) {
+function quoted(text, encoding = utf8) {
+  if (UNSHOWN.test(text) || (encoding !== utf8 && /[\u0080-\u00ff]/.test(text))) {
     const written = text.replace(/\n+$/, '')
     const newlines = text.slice(written.length)
-    return `"$(${printfOf(written)})"${newlines ? `'${newlines}'` : ''}`
+    return `"$(${printfOf(written, encoding)})"${newlines ? `'${newlines}'` : ''}`
   }
   if (text === '') return "''"
   // A `^` first on a line goes outside the quotes too: an interactive bash reads it as `^old^new` even inside them.
@@ -104,10 +122,9 @@ export function curlOf(entry, base) {
     if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue
     for (const value of withoutNul(values, `header ${name}`).split('\n')) {
       // curl leaves out a header whose value is empty after the colon: `name;` is how it sends one.
-      if (value === '') lines.push(`-H ${quoted(`${name};`)}`)
-      else if (SHOWN_BY_ITS_END.test(value))
-        lines.push(`-H ${quoted(`${name}: ${value.replace(SHOWN_BY_ITS_END, '')}`)}"$API_KEY"`)
-      else lines.push(`-H ${quoted(`${name}: ${value}`)}`)
+      const header = value === '' ? `${name};` : `${name}: ${value.replace(SHOWN_BY_ITS_END, '')}`
+      const key = SHOWN_BY_ITS_END.test(value) ? '"$API_KEY"' : ''
+      lines.push(`-H ${quoted(header, headerEncoding(header))}${key}`)
     }
   }
   const body = entry.request?.body

@@ -48,10 +48,14 @@ function expectedOf(entry: JournalEntry): Sent {
     headers: Object.entries(entry.request?.headers ?? {})
       .filter(([name]) => !setByCurl.includes(name))
       .flatMap(([name, values]) =>
-        // A credential the journal shows by its end (`…4321`) is the one in the user's $API_KEY.
-        values
-          .split('\n')
-          .map((value): [string, string] => [bytesOf(name), bytesOf(value.replace(/…\S{0,4}$/, API_KEY))]),
+        values.split('\n').map((value): [string, string] => {
+          // A credential the journal shows by its end (`…4321`) is the one in the user's $API_KEY.
+          const shown = value.replace(/…\S{0,4}$/, '')
+          const key = shown === value ? '' : API_KEY
+          // A header's bytes are its characters (one a byte, as HTTP reads them); UTF-8 past U+00FF only.
+          const encode = /[\u0100-\uffff]/.test(name + shown) ? bytesOf : (text: string) => text
+          return [encode(name), encode(shown) + key]
+        }),
       ),
     body: entry.request?.body ? bytesOf(entry.request.body) : undefined,
     unknown: [],
@@ -122,6 +126,8 @@ const TABLE: [string, Parts][] = [
     'backslashes and quotes, runs of them',
     { path: "/\\\\'\\'\\", headers: { 'x-b': "\\'\\\\''\\" }, body: "\\\\'\\''\\" },
   ],
+  ['a header sent in UTF-8, which HTTP journals a byte a character', { headers: { 'x-name': 'ZoÃ« cafÃ©' } }],
+  ['a header in latin1, and one with C1 controls', { headers: { 'x-l1': 'café', 'x-c1': 'a\u0085\u009bb' } }],
   ['text beyond ASCII', { headers: { 'x-name': 'Zoë 日本 😀 e\u0301' }, body: '{"name":"Zoë 日本 😀 e\u0301"}' }],
   [
     'a lone surrogate (sent as U+FFFD, as UTF-8 has no other way)',
