@@ -32,9 +32,11 @@ export function queryText(query, encode = (text) => text) {
 const UNSHOWN = /(?:(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs})+/u
 /**
  * What a printf format cannot hold as itself: a `-` first would be read as an option, and a `^` first on a line as
- * history's quick substitution by an interactive bash, even inside quotes.
+ * history's quick substitution by an interactive bash, even inside quotes. A `!` is written too: a format can be in
+ * `"$(…)"`, and whether a bash's history expansion sees the single quotes inside a substitution in double quotes has
+ * changed from version to version (5.2 leaves it alone; older ones are not tested here).
  */
-const NOT_IN_A_FORMAT = new RegExp(`^-|(?<=\\n)\\^|[\\\\'%]|${UNSHOWN.source}`, 'gu')
+const NOT_IN_A_FORMAT = new RegExp(`^-|(?<=\\n)\\^|[\\\\'%!]|${UNSHOWN.source}`, 'gu')
 
 /** @typedef {(text: string) => Uint8Array} Encoding how a text becomes the bytes curl is to send */
 
@@ -52,8 +54,8 @@ const latin1 = (text) => Uint8Array.from(text, (char) => char.charCodeAt(0))
 const headerEncoding = (/** @type {string} */ header) => (/[\u0100-\uffff]/.test(header) ? utf8 : latin1)
 
 /**
- * A text as a format for printf, in single quotes: each of `\`, `'`, a leading `-`, what a terminal would not show
- * and, for bytes that are not UTF-8, any character beyond ASCII, as its bytes in octal (`\011`); `%` as `%%`.
+ * A text as a format for printf, in single quotes: each of `\`, `'`, `!`, a leading `-`, what a terminal would not
+ * show and, for bytes that are not UTF-8, any character beyond ASCII, as its bytes in octal (`\011`); `%` as `%%`.
  * bash's, zsh's, dash's and fish's own printf all write those bytes, NUL too; fish reads no escape in single quotes
  * but `\\` and `\'`, and a `\` here is always before a digit.
  * @param {string} text
