@@ -24,60 +24,115 @@ export function queryText(query, encode = (text) => text) {
 }
 
 /**
- * Control characters (C0, DEL, C1) but the newline: pasted into a terminal, one can send a signal (a Ctrl-C drops the
- * line typed so far, quotes and all) or edit the line before the shell reads the quotes around it. A newline inside
- * single quotes stays text, and keeps a pretty-printed body legible.
+ * What a terminal would not show as the text it is: control characters but the newline (a pasted Ctrl-C drops the line
+ * typed so far, quotes and all; a tab completes), format characters such as bidi marks (they reorder what the reader
+ * sees), line and paragraph separators, and a lone surrogate (UTF-8 has no bytes for it: it is sent as U+FFFD).
+ * A newline inside single quotes is text in every shell, and keeps a pretty-printed body legible.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g
+const UNSHOWN = /(?:(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs})+/u
+/**
+ * What a printf format cannot hold as itself: a `-` first would be read as an option, and a `^` first on a line as
+ * history's quick substitution by an interactive bash, even inside quotes. A `!` is written too: a format can be in
+ * `"$(…)"`, and whether a bash's history expansion sees the single quotes inside a substitution in double quotes has
+ * changed from version to version (5.2 leaves it alone; older ones are not tested here).
+ */
+const NOT_IN_A_FORMAT = new RegExp(`^-|(?<=\\n)\\^|[\\\\'%!]|${UNSHOWN.source}`, 'gu')
+
+/** @typedef {(text: string) => Uint8Array} Encoding how a text becomes the bytes curl is to send */
+
+/** @type {Encoding} */
+const utf8 = (text) => new TextEncoder().encode(text)
 
 /**
- * One word for the shell a developer pastes the command into, however hostile the text: in single quotes, where an
- * interactive bash or zsh expands nothing (not `$`, backticks, nor history's `!`, which double quotes let through);
- * with a control character, as `$'…'` with each one escaped (and `!`, for a shell whose history would expand it there), so that none reaches
- * the terminal raw.
- * @param {string} text
+ * A header as HTTP carries it: a byte a character, as Node and fetch read a header's bytes (a UTF-8 `ë` sent is
+ * journaled as `Ã«`, and goes back as the same two bytes).
+ * @type {Encoding}
  */
-function quoted(text) {
-  if (!text.match(CONTROL)) return `'${text.replaceAll("'", `'\\''`)}'`
-  const escaped = text
-    .replace(/[\\'!]/g, (char) => (char === '!' ? '\\x21' : `\\${char}`))
-    .replace(CONTROL, (char) => {
-      const code = char.charCodeAt(0)
-      // A C1 character as its two UTF-8 bytes: `\u` needs a UTF-8 locale in the shell, `\x` does not.
-      return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\xc2\\x${code.toString(16)}`
-    })
-  return `$'${escaped}'`
+const latin1 = (text) => Uint8Array.from(text, (char) => char.charCodeAt(0))
+
+/** A header's encoding: UTF-8 only for a character above U+00FF, which no header read from the wire holds. */
+const headerEncoding = (/** @type {string} */ header) => (/[\u0100-\uffff]/.test(header) ? utf8 : latin1)
+
+/**
+ * A text as a format for printf, in single quotes: each of `\`, `'`, `!`, a leading `-`, what a terminal would not
+ * show and, for bytes that are not UTF-8, any character beyond ASCII, as its bytes in octal (`\011`); `%` as `%%`.
+ * bash's, zsh's, dash's and fish's own printf all write those bytes, NUL too; fish reads no escape in single quotes
+ * but `\\` and `\'`, and a `\` here is always before a digit.
+ * @param {string} text
+ * @param {Encoding} encoding
+ */
+function printfOf(text, encoding = utf8) {
+  const escaped = encoding === utf8 ? NOT_IN_A_FORMAT : new RegExp(`${NOT_IN_A_FORMAT.source}|[\\u0080-\\u00ff]`, 'gu')
+  const format = text.replace(escaped, (run) =>
+    run === '%' ? '%%' : Array.from(encoding(run), (byte) => `\\${byte.toString(8).padStart(3, '0')}`).join(''),
+  )
+  return `printf '${format}'`
+}
+
+/**
+ * One word, read the same by bash, zsh, dash (POSIX sh) and fish, however hostile the text. Text goes in single
+ * quotes, where none of them expands anything (not `$`, backticks, nor history's `!` in an interactive bash or zsh);
+ * `'` and `\` go outside them, each after a backslash: fish reads `\'` and `\\` inside single quotes as escapes, and
+ * all four read them outside as the character itself. A text with something a terminal would not show, or whose
+ * bytes are not its UTF-8, is written by printf in a command substitution, `"$(printf '…')"` (fish 3.4 and later):
+ * no control character reaches the terminal, and no `$'…'`, which dash lacks. A substitution drops trailing
+ * newlines: they follow it in quotes.
+ * @param {string} text
+ * @param {Encoding} [encoding]
+ */
+function quoted(text, encoding = utf8) {
+  if (UNSHOWN.test(text) || (encoding !== utf8 && /[\u0080-\u00ff]/.test(text))) {
+    const written = text.replace(/\n+$/, '')
+    const newlines = text.slice(written.length)
+    return `"$(${printfOf(written, encoding)})"${newlines ? `'${newlines}'` : ''}`
+  }
+  if (text === '') return "''"
+  // A `^` first on a line goes outside the quotes too: an interactive bash reads it as `^old^new` even inside them.
+  return text.replace(/(?:[^'\\^]|(?<!\n)\^)+|['\\^]/g, (run) => (/^['\\^]$/.test(run) ? `\\${run}` : `'${run}'`))
 }
 
 /** A plain word (an HTTP method) as it is; anything else quoted. @param {string} text */
 const word = (text) => (/^[A-Za-z0-9_-]+$/.test(text) ? text : quoted(text))
 
 /**
- * The request as a curl command: its method, its whole URL, its headers as journaled and its body. A credential the
- * journal shows only by its end (a key the sandbox did not issue) becomes `$API_KEY`, for the shell to fill in: the
- * command never carries a key it was not given.
+ * No argument of a command can hold a NUL (nor can HTTP carry one in a method, URL or header): a body can, through a
+ * pipe. @param {string} text @param {string} part
+ */
+function withoutNul(text, part) {
+  if (text.includes('\u0000'))
+    throw new Error(
+      `This request cannot be copied as curl: its ${part} holds a NUL character, which no command line can pass on.`,
+    )
+  return text
+}
+
+/**
+ * The request as a curl command, one for bash, zsh, dash (POSIX sh) and fish alike (see `quoted`): its method, its
+ * whole URL, its headers as journaled and its body. A body with what a terminal would not show as text (control
+ * characters, NUL, bidi marks) goes through a pipe: printf writes it to curl's stdin. A credential the journal
+ * shows only by its end (a key the sandbox did not issue) becomes `"$API_KEY"`, for the shell to fill in, last in its
+ * word and in double quotes (the key passed as it is, spaces, `*` and `$` too): the command never carries a key it
+ * was not given.
  * @param {JournalEntry} entry
  * @param {string} base the sandbox's origin and root, such as `http://localhost:4010/sessions/ci-1`
  */
 export function curlOf(entry, base) {
+  const url = base + entry.path + queryText(entry.query, encodeURIComponent)
   // --globoff: a journaled path keeps its brackets, and curl would make `[1-99999999]` that many requests.
-  const lines = [
-    `curl --globoff -X ${word(entry.method)} ${quoted(base + entry.path + queryText(entry.query, encodeURIComponent))}`,
-  ]
+  const lines = [`curl --globoff -X ${word(withoutNul(entry.method, 'method'))} ${quoted(withoutNul(url, 'URL'))}`]
   for (const [name, values] of Object.entries(entry.request?.headers ?? {})) {
     if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue
-    for (const value of values.split('\n')) {
-      const header = `${name}: ${value}`
-      lines.push(
-        SHOWN_BY_ITS_END.test(value)
-          ? `-H ${quoted(header.replace(SHOWN_BY_ITS_END, ''))}"$API_KEY"`
-          : `-H ${quoted(header)}`,
-      )
+    for (const value of withoutNul(values, `header ${name}`).split('\n')) {
+      // curl leaves out a header whose value is empty after the colon: `name;` is how it sends one.
+      const header = value === '' ? `${name};` : `${name}: ${value.replace(SHOWN_BY_ITS_END, '')}`
+      const key = SHOWN_BY_ITS_END.test(value) ? '"$API_KEY"' : ''
+      lines.push(`-H ${quoted(header, headerEncoding(header))}${key}`)
     }
   }
-  if (entry.request?.body) lines.push(`--data-raw ${quoted(entry.request.body)}`)
-  return lines.join(' \\\n  ')
+  const body = entry.request?.body
+  if (!body) return lines.join(' \\\n  ')
+  if (!UNSHOWN.test(body)) return [...lines, `--data-raw ${quoted(body)}`].join(' \\\n  ')
+  return `${printfOf(body)} | ${[...lines, '--data-binary @-'].join(' \\\n  ')}`
 }
 
 /**

@@ -319,9 +319,17 @@ export function createRequestsView(deps) {
 
   /** @param {JournalEntry} entry @param {HTMLElement} shownCurl */
   async function copy(entry, shownCurl) {
-    const command = curlOf(entry, deps.base)
-    shownCurl.textContent = command
     shownCurl.hidden = false
+    let command
+    try {
+      command = curlOf(entry, deps.base)
+    } catch (error) {
+      // A NUL in the method, the URL or a header: no command line can pass it on, and the page says so.
+      shownCurl.textContent = /** @type {Error} */ (error).message
+      shownCurl.dataset.copied = 'false'
+      return
+    }
+    shownCurl.textContent = command
     try {
       await (deps.copy ?? ((text) => navigator.clipboard.writeText(text)))(command)
       shownCurl.dataset.copied = 'true'

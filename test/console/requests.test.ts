@@ -335,6 +335,20 @@ describe('copy as curl', () => {
     await vi.waitFor(() => expect(copy).toHaveBeenCalledWith(curlOf(entry(0), 'http://localhost:4010/sessions/ci')))
     expect(text('pre.curl')).toBe(curlOf(entry(0), 'http://localhost:4010/sessions/ci'))
   })
+
+  it('copies nothing for a request with a NUL in a header, and says why', async () => {
+    const copy = vi.fn(async () => undefined)
+    const nul = entry(9, { request: { ...entry(9).request!, headers: { 'x-note': 'a\u0000b' } } })
+    const requests = view(fakeJournal(0, [nul]), { copy })
+    await requests.refresh()
+    rows()[0]!.click()
+    button('Copy as curl').click()
+    await vi.waitFor(() => expect(document.querySelector<HTMLElement>('pre.curl')?.dataset.copied).toBe('false'))
+    expect(text('pre.curl')).toBe(
+      'This request cannot be copied as curl: its header x-note holds a NUL character, which no command line can pass on.',
+    )
+    expect(copy).not.toHaveBeenCalled()
+  })
 })
 
 describe('replay', () => {
