@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { withUserInfoShown } from '../sandbox/credentials.js'
@@ -14,6 +15,7 @@ import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
+  isLoopback,
   REQUEST_TIMEOUT_RANGE,
   type RunningServer,
   type ServerOptions,
@@ -80,6 +82,10 @@ const program = new Command()
       '--admin-token <token>',
       'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback; give it in the environment to keep it out of ps',
     ).env('CALL_SANDBOX_ADMIN_TOKEN'),
+  )
+  .option(
+    '--make-admin-token',
+    'bound beyond loopback without an admin token: make a random one at start and print it, once (the container image does)',
   )
   .option(
     '--allowed-origins <list>',
@@ -215,6 +221,7 @@ type CommandOptions = {
   rateLimit?: ReturnType<typeof parseRateLimit>
   live?: number
   adminToken?: string
+  makeAdminToken?: boolean
   allowedOrigins?: string[]
   allowedHosts?: string[] | 'all'
   journalSize?: number
@@ -240,7 +247,12 @@ async function main(): Promise<void> {
   const options = program.opts<CommandOptions>()
   try {
     const started = performance.now()
-    const running = await startServer(serverOptionsOf(options))
+    // Made here, not baked into an image or written in a guide, where everyone could read it.
+    const madeToken =
+      options.makeAdminToken && options.adminToken === undefined && !isLoopback(options.host)
+        ? randomBytes(24).toString('base64url')
+        : undefined
+    const running = await startServer(serverOptionsOf({ ...options, adminToken: madeToken ?? options.adminToken }))
     const { sandbox } = running
     const width = Math.max(...sandbox.apiKeys.map(({ key }) => key.length))
     const lines = [
@@ -255,6 +267,7 @@ async function main(): Promise<void> {
       `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" "${running.url}/v1/calls?limit=2"`,
       `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; ${describeSessionLimits(sandbox.sessions)}); list them at ${running.url}/_sandbox/sessions`,
       `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health (${describeControlAccess(sandbox.options.adminToken, options.allowedOrigins)})`,
+      ...(madeToken ? [`admin token, made at start and printed only here: ${madeToken}`] : []),
       `console: ${running.url}/_sandbox/console/ (requests live, the world, the clock, sessions)${options.metrics ? `; metrics: ${running.url}/_sandbox/metrics` : ''}`,
       ...(running.restored ? [describeRestored(running.restored)] : []),
       ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
@@ -284,7 +297,7 @@ program.parse()
 
 /** The server's options from the command's: the ones the command and `mcp` share. */
 function serverOptionsOf(options: Omit<CommandOptions, 'adminToken'> & { adminToken?: string }): ServerOptions {
-  const { proxy, proxyTimeout, log: logFormat, ...rest } = options
+  const { proxy, proxyTimeout, log: logFormat, makeAdminToken: _, ...rest } = options
   if (proxyTimeout !== undefined && proxy === undefined)
     throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
   if (options.storeReplicas !== undefined && options.store === undefined)
