@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { withUserInfoShown } from '../sandbox/credentials.js'
-import { baseUrlOf } from '../text/baseUrl.js'
+import { withUrlsShown } from '../sandbox/credentials.js'
+import { baseUrlOf } from '../proxy/baseUrl.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
 import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
@@ -22,10 +22,17 @@ import {
   startServer,
 } from './startServer.js'
 
+/** What the command was given as URLs: the values of the options that take one, and any argument with `://`. */
+const URLS_GIVEN = process.argv.filter(
+  (arg, i, args) =>
+    arg.includes('://') || /^--(url|proxy|store)=/.test(arg) || /^--(url|proxy|store)$/.test(args[i - 1]!),
+)
+
 const program = new Command()
   .name('call-sandbox')
-  // Commander quotes a refused option's value whole: a URL's password (--url, --proxy) is shown by its end only.
-  .configureOutput({ outputError: (text, write) => write(withUserInfoShown(text)) })
+  // Commander quotes a refused option's value whole: a URL given (--url, --proxy, --store) is shown with its password
+  // by its end only, and without its query and fragment.
+  .configureOutput({ outputError: (text, write) => write(withUrlsShown(text, URLS_GIVEN)) })
   .description('Serves a seeded, stateful sandbox of the call-handling API over HTTP.')
   .addOption(
     new Option('-p, --port <port>', 'port to listen on (0: any free port)')
@@ -199,7 +206,7 @@ program
       const { runMcp } = await import('./mcp/runMcp.js')
       await runMcp({ url, adminToken, server: serverOptionsOf(rest) })
     } catch (error) {
-      console.error(`call-sandbox mcp: ${withUserInfoShown(describe(error))}`)
+      console.error(`call-sandbox mcp: ${withUrlsShown(describe(error), URLS_GIVEN)}`)
       process.exit(1)
     }
   })
@@ -287,8 +294,8 @@ async function main(): Promise<void> {
     }
     console.log(lines.join('\n'))
   } catch (error) {
-    // A store's URL the message quotes may carry a password (`--store redis://:password@host`).
-    console.error(`call-sandbox: ${withUserInfoShown(describe(error))}`)
+    // A store's URL the message quotes may carry a password (`--store redis://:password@host`) or a token.
+    console.error(`call-sandbox: ${withUrlsShown(describe(error), URLS_GIVEN)}`)
     process.exit(1)
   }
 }
