@@ -95,6 +95,72 @@ describe('the manual', () => {
   })
 })
 
+/** What a reader copies from: the README, the manual, SECURITY.md, the Dockerfile, and the examples' own files. */
+const COPIED_FROM = [
+  ...FILES,
+  join(ROOT, 'SECURITY.md'),
+  join(ROOT, 'Dockerfile'),
+  ...readdirSync(join(ROOT, 'examples'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => !/(^|\/)(node_modules|dist)\/|package-lock\.json$/.test(name))
+    .filter((name) => /\.(md|py|ts|tsx|js|mjs|html|json|ya?ml|sh)$/.test(name))
+    .map((name) => join(ROOT, 'examples', name)),
+]
+
+/**
+ * An admin token a snippet gives, as a literal a reader would paste unchanged: a value, not a reference to one
+ * (`$NAME`, `"$NAME"`, `${{ secrets.NAME }}`, `<token>`) nor a variable of the snippet's code (a made token).
+ */
+const GIVEN_TOKEN =
+  /CALL_SANDBOX_ADMIN_TOKEN["']?(?:\s*[=:]\s*|\s*,\s*)(?!["']?[$<])("[^"]*"|'[^']*'|[^\s,)}]+)|--admin-token[=\s]+(?!["']?[$<])(\S+)|Bearer (?!sk_|["']?[$<])([\w-]+)/g
+/** A port published on every interface of the machine: `-p 4010:4010`, `ports: ['4010:4010']`, `- "4010:4010"`. */
+const PUBLISHED_EVERYWHERE =
+  /(?:^|\s)(?:-p|--publish)[=\s]+["']?\d+:\d+|ports:\s*\[\s*["']?\d+:\d+|^\s*-\s*["']?\d+:\d+["']?\s*$/m
+/** Identifiers a snippet's code may name a token by; any word else is a literal. */
+const A_VARIABLE = /^(?!["'])[a-z][A-Za-z_]*(\.\w+)*(\(.*)?$/
+
+describe('what a reader copies', () => {
+  it('finds the admin tokens the docs give, and the ports they publish', () => {
+    const shapes = [
+      'docker run -p 4010:4010 -e CALL_SANDBOX_ADMIN_TOKEN=dev-only call-sandbox',
+      'with_env("CALL_SANDBOX_ADMIN_TOKEN", "test-token")',
+      "  .withEnvironment({ CALL_SANDBOX_ADMIN_TOKEN: 'test-token' })",
+      '  CALL_SANDBOX_ADMIN_TOKEN: ci-only',
+      "ports: ['4010:4010']",
+      '  - "4010:4010"',
+      'call-sandbox --admin-token hunter2',
+      'curl -H "Authorization: Bearer dev-only"',
+    ]
+    for (const shape of shapes) expect(problemsOf(shape), shape).not.toEqual([])
+    const references = [
+      'docker run -p 127.0.0.1:4010:4010 -e CALL_SANDBOX_ADMIN_TOKEN="$ADMIN_TOKEN" call-sandbox',
+      '.with_env("CALL_SANDBOX_ADMIN_TOKEN", admin_token)',
+      '  .withEnvironment({ CALL_SANDBOX_ADMIN_TOKEN: adminToken })',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+      '  CALL_SANDBOX_ADMIN_TOKEN: ${{ secrets.CALL_SANDBOX_ADMIN_TOKEN }}',
+      "ports: ['127.0.0.1:4010:4010']",
+      'curl -H "Authorization: Bearer $CALL_SANDBOX_ADMIN_TOKEN" -H "Authorization: Bearer sk_sandbox_all"',
+      'redis-cli -p 6379',
+    ]
+    for (const reference of references) expect(problemsOf(reference), reference).toEqual([])
+  })
+
+  it.each(COPIED_FROM.map((file) => [shown(file), file]))(
+    '%s gives no admin token to paste, and publishes no port on every interface',
+    (_name, file) => {
+      expect(problemsOf(text(file))).toEqual([])
+    },
+  )
+})
+
+function problemsOf(body: string): string[] {
+  const tokens = [...body.matchAll(GIVEN_TOKEN)]
+    .map(([whole, ...values]) => [whole, values.find((value) => value !== undefined)!] as const)
+    .filter(([, value]) => !A_VARIABLE.test(value) || /^(token|secret|password|admin|changeme)$/i.test(value))
+    .map(([whole]) => `an admin token to paste: ${whole}`)
+  const published = body.split('\n').filter((line) => PUBLISHED_EVERYWHERE.test(line))
+  return [...tokens, ...published.map((line) => `a port published on every interface: ${line.trim()}`)]
+}
+
 describe('every curl of the README and the manual', () => {
   let server: RunningServer
   beforeAll(async () => {

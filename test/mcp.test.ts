@@ -492,12 +492,15 @@ describe('call-sandbox mcp refuses to start', () => {
       'its admin token goes in CALL_SANDBOX_ADMIN_TOKEN',
     ],
     ['a password and no http:', 'ftp://admin:a-long-admin-token-2f9c@127.0.0.1:9', 'must be an http: or https: URL'],
+    ['a token in its query', 'http://127.0.0.1:9/?token=a-long-admin-token-2f9c', 'got http://127.0.0.1:9/?….'],
+    ['a token in its fragment', 'http://127.0.0.1:9/#a-long-admin-token-2f9c', 'got http://127.0.0.1:9/#….'],
+    ['a token in a query that is no URL', 'sandbox local?token=a-long-admin-token-2f9c', 'got sandbox local?….'],
   ])('with --url %s, naming --url (not the proxy)', async (_, url, message) => {
     const cli = runCli(['mcp', '--url', url])
     expect(await cli.exit()).toMatchObject({ code: 1 })
     expect(cli.stderr()).toContain(message)
     expect(cli.stderr()).not.toContain('proxy')
-    // Commander quotes the value refused: its password is shown by its end only.
+    // Commander quotes the value refused: its password is shown by its end only, its query and fragment not at all.
     expect(cli.stderr()).not.toContain('a-long-admin-token')
     expect(cli.stdout()).toBe('')
   })

@@ -677,6 +677,28 @@ describe('the call-sandbox program', () => {
       message: /drop \/3 from redis:\/\/:…wxyz@/,
     },
     { args: ['--store', 'file:relative.log'], message: /--store takes a data file as file:\/\/\/path/ },
+    // A URL given is shown without its query and fragment either: a token travels there as often.
+    { args: ['--store', 'mysql://h/db?password=hunter2pass-wxyz'], message: /Got mysql:\/\/h\/db\?…, which names/ },
+    {
+      args: ['--store', 'file://h/x.log?token=hunter2pass-wxyz'],
+      message: /file:\/\/\/path.*; got file:\/\/h\/x\.log\?…\./,
+    },
+    {
+      args: ['--store', 'rediss://x y?token=hunter2pass-wxyz'],
+      message: /--store: "x y\?…" of rediss:\/\/x y\?… is no host:port/,
+    },
+    {
+      args: ['--store=redis://127.0.0.1:1,127.0.0.1:2/3?token=hunter2pass-wxyz'],
+      message: /drop \/3 from redis:\/\/127\.0\.0\.1:1,127\.0\.0\.1:2\/3\?…\./,
+    },
+    {
+      args: ['--proxy', 'https://api.example.com/v1?api_key=hunter2pass-wxyz'],
+      message: /--proxy.*https:\/\/api\.example\.com\/v1\?…/,
+    },
+    {
+      args: ['--proxy', 'ftp://u:hunter2pass-wxyz@h/#hunter2pass'],
+      message: /http: or https: URL; got ftp:\/\/u:…wxyz@h\/#…\./,
+    },
   ])('refuses $args with a clear message, no stack trace, and a non-zero exit', async ({ args, message }) => {
     const cli = runCli(args)
     const { code } = await cli.exit(10_000)

@@ -187,7 +187,10 @@ function queryOf(
     const name = own(scrubber.text(sentName))
     const value = own(scrubber.text(shownParameter(sentName, sent, adminToken)))
     const earlier = query[name]
-    query[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value]
+    // Added to, not copied: a copy per repeat cost a query of 7,000 repeats 190 ms (100,000 in process: minutes).
+    if (earlier === undefined) query[name] = value
+    else if (Array.isArray(earlier)) earlier.push(value)
+    else query[name] = [earlier, value]
   }
   return query
 }

@@ -1,4 +1,4 @@
-import { baseUrlOf } from '../text/baseUrl.js'
+import { baseUrlOf } from './baseUrl.js'
 /** What proxy mode takes: `createSandbox({ proxy })`, `--proxy`. */
 export interface ProxyOptions {
   /**

@@ -127,9 +127,27 @@ export class FaultRules {
   }
 }
 
-/** The chance draw of a rule's `seen`-th match: a number in [0, 1) from the seed, the rule and the match. */
-function draw(seed: number, id: string, seen: number): number {
-  return hash32(`${seed} ${id} ${seen}`) / 2 ** 32
+/**
+ * The chance draw of a rule's `seen`-th match: a number in [0, 1) from the seed, the rule and the match.
+ *
+ * @note FNV-1a alone hardly moves the high bits that decide a draw when only the last characters change (the count
+ * of matches): its draws came in long runs (0.5 failed the first 19 matches in a row, 0.9 the first 259). murmur3's
+ * final step spreads every bit of the hash over all 32. A fleet's Redis draws with the same arithmetic in Lua
+ * (`MIXED_HASH` in `redisDraw.ts`, tested against this one): change both or neither.
+ */
+export function draw(seed: number, id: string, seen: number): number {
+  return mixedHash(`${seed} ${id} ${seen}`) / 2 ** 32
+}
+
+/** FNV-1a, then murmur3's `fmix32`: a 32-bit hash whose every bit depends on every character. */
+export function mixedHash(text: string): number {
+  let hash = hash32(text)
+  hash ^= hash >>> 16
+  hash = Math.imul(hash, 0x85ebca6b)
+  hash ^= hash >>> 13
+  hash = Math.imul(hash, 0xc2b2ae35)
+  hash ^= hash >>> 16
+  return hash >>> 0
 }
 
 /** Whether a rule looks at this request at all. */

@@ -10,6 +10,7 @@ import {
   shownHeader,
   shownParameter,
   shownUrl,
+  withUrlsShown,
   withUserInfoShown,
 } from './credentials.js'
 
@@ -220,8 +221,29 @@ describe('withUserInfoShown', () => {
     ['--store redis://user:hunter2pass-long@a:1,b:2/3: no cluster', '--store redis://user:…long@a:1,b:2/3: no cluster'],
     ['two: mysql://u:short@h/db and rediss://:another-secret-xyz9@h', 'two: mysql://u:…@h/db and rediss://:…xyz9@h'],
     ['no URL at all, an @ alone: a@b', 'no URL at all, an @ alone: a@b'],
-  ])('shows %j as %j', (text, shown) => {
+  ])('shows %j as %j, and the same again', (text, shown) => {
     expect(withUserInfoShown(text)).toBe(shown)
+    expect(withUserInfoShown(shown)).toBe(shown)
+  })
+})
+
+describe('withUrlsShown', () => {
+  it.each([
+    ['got http://h.test/?token=abc.', [], 'got http://h.test/?….'],
+    [
+      "argument 'http://u:hunter2pass-long@h.test/p?a=1#b' is invalid",
+      [],
+      "argument 'http://u:…long@h.test/p?…' is invalid",
+    ],
+    ['(see https://h.test/#frag), then', [], '(see https://h.test/#…), then'],
+    ['two: redis://h:1/0?x=1 and file:///a?b', [], 'two: redis://h:1/0?… and file:///a?…'],
+    ['no query: http://h.test/path.', [], 'no query: http://h.test/path.'],
+    ['"x y?token=abc" of rediss://x y?token=abc', ['rediss://x y?token=abc'], '"x y?…" of rediss://x y?…'],
+    ['--store=redis://h?token=abc', ['--store=redis://h?token=abc'], '--store=redis://h?…'],
+    ['a ? alone, no URL: what?', ['http://h.test/?'], 'a ? alone, no URL: what?'],
+    ['got 127.0.0.1:4010/?token=abc.', ['127.0.0.1:4010/?token=abc'], 'got 127.0.0.1:4010/?….'],
+  ])('shows %j as it should', (text, given, shown) => {
+    expect(withUrlsShown(text, given)).toBe(shown)
   })
 })
 

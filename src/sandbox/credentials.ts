@@ -241,11 +241,42 @@ const USER_INFO = /\/\/([^\s/?#@:]*)(?::([^\s/?#@]*))?@/g
 export function withUserInfoShown(text: string, adminToken?: string): string {
   if (!text.includes('@')) return text
   return text.replace(USER_INFO, (_, user: string, password: string | undefined) =>
-    password === undefined
-      ? `//${shownCredential(user, adminToken)}@`
-      : `//${user}:${shownCredential(password, adminToken)}@`,
+    password === undefined ? `//${shownAgain(user, adminToken)}@` : `//${user}:${shownAgain(password, adminToken)}@`,
   )
 }
+
+/** `shownCredential`, but for a credential shown already (`…` and at most 4 characters): a message shown twice reads the same. */
+function shownAgain(credential: string, adminToken: string | undefined): string {
+  return /^….{0,4}$/u.test(credential) ? credential : shownCredential(credential, adminToken)
+}
+
+/**
+ * A message that quotes URLs someone gave (an option's value, a store's URL), each shown with its password as
+ * `withUserInfoShown` shows it, and neither its query nor its fragment: `?…` and `#…` stand for them (a token
+ * travels there as often as in a password). `given` are the values given as URLs (an option's, even one that is no
+ * URL): the query of each is hidden wherever the message quotes it, also in a piece no URL pattern finds
+ * (`"a b?token=…"`, `127.0.0.1:4010/?token=…`).
+ *
+ * @example
+ * withUrlsShown("--url must not have a query; got http://h.test/?token=abc.") // '--url must not have a query; got http://h.test/?….'
+ */
+export function withUrlsShown(text: string, given: readonly string[] = []): string {
+  let shown = text
+  for (const value of given) {
+    const start = value.search(/[?#]/)
+    if (start !== -1 && start < value.length - 1) shown = shown.replaceAll(value.slice(start), `${value[start]}…`)
+  }
+  return withUserInfoShown(shown).replace(URL_IN_TEXT, (url) => {
+    // The sentence's own punctuation after a URL stays.
+    const end = /[.,;:!)\]]*$/.exec(url)![0]
+    const bare = url.slice(0, url.length - end.length)
+    const cut = bare.search(/[?#]/)
+    return cut === -1 ? url : `${bare.slice(0, cut + 1)}…${end}`
+  })
+}
+
+/** A URL in a message: its scheme, then anything up to a space or a quote. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>]*/gi
 
 function shownPairs(pairs: string, adminToken: string | undefined): string {
   return pairs

@@ -8,7 +8,7 @@ import { iso } from '../seed/iso.js'
 import { hash32 } from '../seed/random.js'
 import { businessTypes, defaultOrganizations, OrganizationFixture } from '../seed/fixtures.js'
 import { checkedRecords, type GivenRecords, recordsHash } from './checkedRecords.js'
-import { isPublicKey } from './credentials.js'
+import { isPublicKey, withUrlsShown } from './credentials.js'
 import { DEFAULT_JOURNAL_SIZE } from './Journal.js'
 import { DEFAULT_JOURNAL_BYTES, parseJournalBytes } from './JournalBudget.js'
 import { parseLatency, type Latency } from './latency.js'
@@ -234,9 +234,12 @@ function normalizeBaseUrl(baseUrl: string | undefined): string | undefined {
   try {
     url = new URL(baseUrl)
   } catch {
-    throw new TypeError(`baseUrl must be an absolute URL such as https://api.example.com; got ${baseUrl}.`)
+    throw new TypeError(
+      `baseUrl must be an absolute URL such as https://api.example.com; got ${withUrlsShown(baseUrl, [baseUrl])}.`,
+    )
   }
-  if (url.search || url.hash) throw new TypeError(`baseUrl must not have a query or fragment; got ${baseUrl}.`)
+  if (url.search || url.hash)
+    throw new TypeError(`baseUrl must not have a query or fragment; got ${withUrlsShown(baseUrl, [baseUrl])}.`)
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }
 

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { withUserInfoShown } from '../sandbox/credentials.js'
-import { baseUrlOf } from '../text/baseUrl.js'
+import { withUrlsShown } from '../sandbox/credentials.js'
+import { baseUrlOf } from '../proxy/baseUrl.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, resolveProxyOptions, type ResolvedProxyOptions } from '../proxy/proxyOptions.js'
 import { parseInstant } from '../schemas/index.js'
 import { inRange, rangeText, SEED_RANGE } from '../schemas/instantRange.js'
@@ -14,16 +15,24 @@ import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
+  isLoopback,
   REQUEST_TIMEOUT_RANGE,
   type RunningServer,
   type ServerOptions,
   startServer,
 } from './startServer.js'
 
+/** What the command was given as URLs: the values of the options that take one, and any argument with `://`. */
+const URLS_GIVEN = process.argv.filter(
+  (arg, i, args) =>
+    arg.includes('://') || /^--(url|proxy|store)=/.test(arg) || /^--(url|proxy|store)$/.test(args[i - 1]!),
+)
+
 const program = new Command()
   .name('call-sandbox')
-  // Commander quotes a refused option's value whole: a URL's password (--url, --proxy) is shown by its end only.
-  .configureOutput({ outputError: (text, write) => write(withUserInfoShown(text)) })
+  // Commander quotes a refused option's value whole: a URL given (--url, --proxy, --store) is shown with its password
+  // by its end only, and without its query and fragment.
+  .configureOutput({ outputError: (text, write) => write(withUrlsShown(text, URLS_GIVEN)) })
   .description('Serves a seeded, stateful sandbox of the call-handling API over HTTP.')
   .addOption(
     new Option('-p, --port <port>', 'port to listen on (0: any free port)')
@@ -80,6 +89,10 @@ const program = new Command()
       '--admin-token <token>',
       'the token /_sandbox/ requires (Authorization: Bearer); required when --host is not loopback; give it in the environment to keep it out of ps',
     ).env('CALL_SANDBOX_ADMIN_TOKEN'),
+  )
+  .option(
+    '--make-admin-token',
+    'bound beyond loopback without an admin token: make a random one at start and print it, once (the container image does)',
   )
   .option(
     '--allowed-origins <list>',
@@ -193,7 +206,7 @@ program
       const { runMcp } = await import('./mcp/runMcp.js')
       await runMcp({ url, adminToken, server: serverOptionsOf(rest) })
     } catch (error) {
-      console.error(`call-sandbox mcp: ${withUserInfoShown(describe(error))}`)
+      console.error(`call-sandbox mcp: ${withUrlsShown(describe(error), URLS_GIVEN)}`)
       process.exit(1)
     }
   })
@@ -215,6 +228,7 @@ type CommandOptions = {
   rateLimit?: ReturnType<typeof parseRateLimit>
   live?: number
   adminToken?: string
+  makeAdminToken?: boolean
   allowedOrigins?: string[]
   allowedHosts?: string[] | 'all'
   journalSize?: number
@@ -240,7 +254,12 @@ async function main(): Promise<void> {
   const options = program.opts<CommandOptions>()
   try {
     const started = performance.now()
-    const running = await startServer(serverOptionsOf(options))
+    // Made here, not baked into an image or written in a guide, where everyone could read it.
+    const madeToken =
+      options.makeAdminToken && options.adminToken === undefined && !isLoopback(options.host)
+        ? randomBytes(24).toString('base64url')
+        : undefined
+    const running = await startServer(serverOptionsOf({ ...options, adminToken: madeToken ?? options.adminToken }))
     const { sandbox } = running
     const width = Math.max(...sandbox.apiKeys.map(({ key }) => key.length))
     const lines = [
@@ -255,6 +274,7 @@ async function main(): Promise<void> {
       `try: curl -H "Authorization: Bearer ${sandbox.apiKeys[0]?.key}" "${running.url}/v1/calls?limit=2"`,
       `sessions: ${running.url}/sessions/<name>/ is an API root of its own (any name, made on first use; ${describeSessionLimits(sandbox.sessions)}); list them at ${running.url}/_sandbox/sessions`,
       `API reference: ${running.url}/docs; controls: ${running.url}/_sandbox/health (${describeControlAccess(sandbox.options.adminToken, options.allowedOrigins)})`,
+      ...(madeToken ? [`admin token, made at start and printed only here: ${madeToken}`] : []),
       `console: ${running.url}/_sandbox/console/ (requests live, the world, the clock, sessions)${options.metrics ? `; metrics: ${running.url}/_sandbox/metrics` : ''}`,
       ...(running.restored ? [describeRestored(running.restored)] : []),
       ...(sandbox.proxy ? [describeProxy(sandbox.proxy.options, running.url, options.record)] : []),
@@ -274,8 +294,8 @@ async function main(): Promise<void> {
     }
     console.log(lines.join('\n'))
   } catch (error) {
-    // A store's URL the message quotes may carry a password (`--store redis://:password@host`).
-    console.error(`call-sandbox: ${withUserInfoShown(describe(error))}`)
+    // A store's URL the message quotes may carry a password (`--store redis://:password@host`) or a token.
+    console.error(`call-sandbox: ${withUrlsShown(describe(error), URLS_GIVEN)}`)
     process.exit(1)
   }
 }
@@ -284,7 +304,7 @@ program.parse()
 
 /** The server's options from the command's: the ones the command and `mcp` share. */
 function serverOptionsOf(options: Omit<CommandOptions, 'adminToken'> & { adminToken?: string }): ServerOptions {
-  const { proxy, proxyTimeout, log: logFormat, ...rest } = options
+  const { proxy, proxyTimeout, log: logFormat, makeAdminToken: _, ...rest } = options
   if (proxyTimeout !== undefined && proxy === undefined)
     throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
   if (options.storeReplicas !== undefined && options.store === undefined)

@@ -1,6 +1,7 @@
 import type { FaultRuleBook } from '../sandbox/FaultRules.js'
 import { shown } from '../sandbox/FaultRules.js'
 import { type FaultRule, type FaultRuleSpec, MAX_FAULT_RULES } from '../schemas/faultRule.js'
+import { MIXED_HASH } from './redisDraw.js'
 import type { RequestsContext } from './redisRequests.js'
 import { evalOf, keyOf } from './redisScripts.js'
 
@@ -31,10 +32,10 @@ return n
 
 /**
  * The oldest rule that meets a request (ARGV: method, path, key or '', seed, TTL), counted, as
- * \`MemoryRuleBook.take\`: {n, hits, its JSON}, or nil. Its chance is drawn from the SHA-1 of the seed, the rule
- * and the match, so a run repeats in Redis as in memory (with other draws than memory's).
+ * \`MemoryRuleBook.take\`: {n, hits, its JSON}, or nil. Its chance is drawn as memory draws it (\`draw\`), from the
+ * seed, the rule and the match: one seed meets the same faults in Redis as in memory.
  */
-const TAKE = `
+const TAKE = `${MIXED_HASH}
 local fields = redis.call('HGETALL', KEYS[1])
 local values, numbers = {}, {}
 for i = 1, #fields, 2 do
@@ -60,8 +61,7 @@ for _, n in ipairs(numbers) do
     if seen > rule.after and (rule.times == cjson.null or hits < rule.times) then
       local drawn = true
       if rule.probability < 1 then
-        local hash = redis.sha1hex(ARGV[4] .. ' flt_' .. n .. ' ' .. seen)
-        drawn = tonumber(string.sub(hash, 1, 8), 16) / 4294967296 < rule.probability
+        drawn = mixed_hash(ARGV[4] .. ' flt_' .. n .. ' ' .. seen) / 4294967296 < rule.probability
       end
       if drawn then
         return {n, redis.call('HINCRBY', KEYS[1], 'hits:' .. n, 1), values['r:' .. n]}

@@ -299,6 +299,6 @@ function writeAndClose(socket: Duplex, { status, headers, body }: Reply): void {
 }
 
 /** Whether a host to bind is loopback only: 127.0.0.0/8, ::1, localhost. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host)
 }

@@ -46,6 +46,19 @@ describe('the store backends, by scheme', () => {
     },
   )
 
+  it.each([
+    'mysql://u:hunter2pass-wxyz@h/db?token=s3cret-in-the-query',
+    'file://h/x.log?token=s3cret-in-the-query',
+    'file:///var/lib/#s3cret-in-the-fragment',
+    'redis://127.0.0.1:1,127.0.0.1:2/3?token=s3cret-in-the-query',
+    'rediss://x y?token=s3cret-in-the-query',
+  ])('refuses %j quoting it without its password, query or fragment', async (url) => {
+    const refused = await openStore({ store: url }, { sessionTtlMs: 0 }).catch((error: Error) => error.message)
+    expect(refused).toMatch(/^--store/)
+    expect(refused).toMatch(/[?#]…/)
+    expect(refused).not.toMatch(/s3cret|hunter2pass/)
+  })
+
   it('opens no store without --data or --store, and refuses both', async () => {
     expect(await openStore({}, { sessionTtlMs: 0 })).toBeUndefined()
     await expect(openStore({ data: newPath(), store: 'redis://x:1' }, { sessionTtlMs: 0 })).rejects.toThrow(

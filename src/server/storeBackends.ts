@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { withUrlsShown } from '../sandbox/credentials.js'
 import type { Store } from '../sessions/Store.js'
 import type { ReplicaWaits } from './redisConnection.js'
 
@@ -61,7 +62,13 @@ export async function openStore(
   }
   if (data !== undefined) return openFile(data)
   if (store === undefined) return undefined
-  return backendOf(store).open(store, options)
+  try {
+    return await backendOf(store).open(store, options)
+  } catch (error) {
+    // Every message of a store that cannot open quotes its URL: shown without its password and query.
+    if (error instanceof Error) error.message = withUrlsShown(error.message, [store])
+    throw error
+  }
 }
 
 /** The backend of a store's URL, by its scheme; a scheme no backend has is an error that lists those there are. */

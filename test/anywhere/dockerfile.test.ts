@@ -32,6 +32,8 @@ const one = (name: string) => {
   expect(found, name).toHaveLength(1)
   return found[0]!.args
 }
+/** The banner's line that prints an admin token the server made. */
+const MADE_TOKEN = /admin token, made at start and printed only here: (\S+)/
 /** An exec-form argument list (JSON), which runs with no shell; the image has one, but the tests hold to this form. */
 const execForm = (args: string): string[] => JSON.parse(args)
 const environment = Object.fromEntries(
@@ -74,17 +76,41 @@ describe('the Dockerfile', () => {
     expect(one('USER')).not.toMatch(/^(root|0)(:|$)/)
     expect(one('EXPOSE')).toBe('4010')
     expect(environment.PORT).toBe('4010')
-    expect(execForm(one('ENTRYPOINT'))).toEqual(['node', '/sandbox/call-sandbox.cjs', '--host', '0.0.0.0'])
+    expect(execForm(one('ENTRYPOINT'))).toEqual([
+      'node',
+      '/sandbox/call-sandbox.cjs',
+      '--host',
+      '0.0.0.0',
+      '--make-admin-token',
+    ])
     // No token is baked into the image: each run brings its own.
     expect(Object.keys(environment)).not.toContain('CALL_SANDBOX_ADMIN_TOKEN')
   })
 
-  it('refuses to start without an admin token', async () => {
+  it('without an admin token, makes a random one at start, prints it once, and that token guards the control plane', async () => {
     const { root, inImage } = layOut()
-    const port = String(await freePort())
-    const server = runProgram(inImage(execForm(one('ENTRYPOINT'))), { ...environment, PORT: port }, root)
-    expect((await server.exit()).code).toBe(1)
-    expect(server.stderr()).toMatch(/not loopback.*give an admin token/)
+    const start = async () => {
+      const env = { ...environment, PORT: String(await freePort()) }
+      const server = runProgram(inImage([...execForm(one('ENTRYPOINT')), ...execForm(one('CMD'))]), env, root)
+      const { url } = await listening(server)
+      const printed = await server.waitForOutput((text) => MADE_TOKEN.test(text), 'the admin token made at start')
+      return { server, local: url.replace('0.0.0.0', '127.0.0.1'), token: MADE_TOKEN.exec(printed)![1]! }
+    }
+    const { server, local, token } = await start()
+    // 24 random bytes, in base64url: 192 bits no one guesses.
+    expect(token).toMatch(/^[\w-]{32}$/)
+    const reset = (headers: Record<string, string>) =>
+      fetch(`${local}/_sandbox/reset`, { method: 'POST', headers }).then(({ status }) => status)
+    expect(await reset({})).toBe(401)
+    expect(await reset({ Authorization: `Bearer ${token}` })).toBe(200)
+    const output = () => server.stdout() + server.stderr()
+    expect(output().split(token)).toHaveLength(2)
+    // Requests are logged, the token they carried is not: printed once means once.
+    expect(await reset({ Authorization: `Bearer ${token}` })).toBe(200)
+    server.child.kill('SIGTERM')
+    await server.exit()
+    expect(output().split(token)).toHaveLength(2)
+    expect((await start()).token).not.toBe(token)
   })
 
   it('with a token: serves everything, passes its health check, and the token guards the control plane', async () => {
@@ -94,6 +120,7 @@ describe('the Dockerfile', () => {
     const server = runProgram(inImage(command), env, root)
     const { url } = await listening(server)
     expect(url).toBe(`http://0.0.0.0:${env.PORT}`)
+    expect(server.stdout()).not.toMatch(MADE_TOKEN)
     const local = url.replace('0.0.0.0', '127.0.0.1')
 
     const [, check] = /\bCMD\s+(\[.*\])$/.exec(one('HEALTHCHECK'))!

@@ -4,6 +4,8 @@
  * answer them at once), and a reset on one server removes it from all.
  */
 import { describe, expect, it } from 'vitest'
+import { mixedHash } from '../../src/sandbox/FaultRules.js'
+import { MIXED_HASH } from '../../src/server/redisDraw.js'
 import { AUTH, control, get, server, storeOf, TOPOLOGIES } from './fleet.js'
 
 const statusOf = async (url: string, path: string) => (await fetch(`${url}${path}`, { headers: AUTH })).status
@@ -64,5 +66,31 @@ describe.each(TOPOLOGIES)('fault rules over $name', (topology) => {
     expect(new Set(first)).toEqual(new Set([200, 500]))
     await control(b.url, '/_sandbox/reset', {})
     expect(await run()).toEqual(first)
+  })
+
+  it.each([0.1, 0.5, 0.9])(
+    'meets, at probability %s, the faults a server in memory meets under the same seed',
+    async (probability) => {
+      const run = async (urls: string[]) => {
+        await control(urls[0]!, '/_sandbox/faults', { path: '/v1/me', status: 500, times: null, probability })
+        const statuses: number[] = []
+        for (let i = 0; i < 200; i++) statuses.push(await statusOf(urls[i % urls.length]!, '/v1/me'))
+        return statuses
+      }
+      const inMemory = await server(store.url, { store: undefined })
+      const [a, b] = [await serve(), await serve()]
+      const fleet = await run([a.url, b.url])
+      expect(new Set(fleet)).toEqual(new Set([200, 500]))
+      expect(fleet).toEqual(await run([inMemory.url]))
+    },
+  )
+
+  it('hashes in Lua to the very numbers JS makes, for seeds, rule ids and counts of every size', async () => {
+    const texts = [0, 1, 42, 2 ** 31, 2 ** 32 + 7, Number.MAX_SAFE_INTEGER].flatMap((seed) =>
+      [1, 9, 100].flatMap((rule) => Array.from({ length: 200 }, (_, i) => `${seed} flt_${rule} ${i * 7919 + 1}`)),
+    )
+    const script = `${MIXED_HASH}\nlocal hashes = {}\nfor i = 1, #ARGV do hashes[i] = mixed_hash(ARGV[i]) end\nreturn hashes`
+    const hashes = (await store.send('any', 'EVAL', script, '0', ...texts)) as number[]
+    expect(hashes.map(Number)).toEqual(texts.map(mixedHash))
   })
 })

@@ -1,7 +1,9 @@
+import { withUrlsShown } from '../sandbox/credentials.js'
+
 /**
  * A base URL as an option gives it (the proxy's upstream, the sandbox `mcp --url` steers): absolute, http: or https:,
  * without a user, a query or a fragment; its origin and path, without a trailing slash. A bad one is a `TypeError`
- * that names the option and says what it should be.
+ * that names the option and says what it should be, quoting the URL without its password, query and fragment.
  *
  * @example
  * baseUrlOf('http://127.0.0.1:4010/', { name: '--url', what: "the sandbox's absolute URL", example: 'http://127.0.0.1:4010', credentials: '' })
@@ -28,12 +30,15 @@ export function baseUrlOf(
   try {
     url = new URL(text)
   } catch {
-    throw new TypeError(`${name} must be ${what}, such as ${example}; got ${String(text)}.`)
+    throw new TypeError(
+      `${name} must be ${what}, such as ${example}; got ${withUrlsShown(String(text), [String(text)])}.`,
+    )
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new TypeError(`${name} must be an http: or https: URL; got ${text}.`)
+    throw new TypeError(`${name} must be an http: or https: URL; got ${withUrlsShown(text, [text])}.`)
   // @note fetch refuses a URL with credentials.
   if (url.username || url.password) throw new TypeError(`${name} must not carry a user or password: ${credentials}`)
-  if (url.search || url.hash) throw new TypeError(`${name} must not have a query or fragment; got ${text}.`)
+  if (url.search || url.hash)
+    throw new TypeError(`${name} must not have a query or fragment; got ${withUrlsShown(text, [text])}.`)
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
 }
