@@ -8,8 +8,10 @@
  * in a state every server agrees on, a write answered 503 kept at most once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { listening, runCli } from '../support/cli.js'
 import { type RedisCluster, startCluster } from '../support/redisCluster.mjs'
 import { type RedisServer, startRedis } from '../support/redisServer.js'
+import { NOW } from '../support/transports.js'
 import { allContacts, createContact, get, redisCli, server, stopServers } from './fleet.js'
 
 /** The test's bound on an answer: far above `--store-timeout`'s 2 s, far below a hang. */
@@ -103,7 +105,9 @@ describe('servers over one Redis node that stalls', () => {
   })
 
   it('answers within --store-timeout as set', async () => {
-    const { url } = await server(redis.url, { storeTimeout: 300 })
+    const { url } = await listening(
+      runCli(['--port', '0', '--now', NOW, '--quiet', '--store', redis.url, '--store-timeout', '300']),
+    )
     redis.freeze()
     try {
       const write = await timed('a write', createContact(url, '+14155550705'))
@@ -113,6 +117,35 @@ describe('servers over one Redis node that stalls', () => {
       redis.thaw()
     }
     await recovered(url, '+14155550706')
+  })
+
+  it('stops a start whose Redis takes the connection and never answers, saying so', async () => {
+    redis.freeze()
+    try {
+      const started = timed(
+        'a start',
+        server(redis.url, { storeTimeout: 500 }).then(
+          () => ({ error: '' }),
+          (error: Error) => ({ error: error.message }),
+        ),
+      )
+      expect((await started).error).toMatch(/Redis took the connection and did not answer within 2500 ms/)
+    } finally {
+      redis.thaw()
+    }
+  })
+
+  it.each([
+    [['--store-timeout', '300'], /--store-timeout goes with --store/],
+    [
+      ['--store', 'redis://127.0.0.1:1', '--store-timeout', '5'],
+      /--store-timeout.*expected an integer from 10 to 600000/,
+    ],
+    [['--store', 'redis://127.0.0.1:1', '--store-timeout', '2s'], /--store-timeout.*expected an integer/],
+  ])('refuses %j, saying why', async (args, message) => {
+    const cli = runCli(['--port', '0', '--quiet', ...args])
+    expect((await cli.exit()).code).toBe(1)
+    expect(cli.stderr()).toMatch(message)
   })
 })
 
