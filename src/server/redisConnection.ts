@@ -11,6 +11,8 @@ export const REPLICA_WAIT_MS = 1_000
 export const DEFAULT_STORE_TIMEOUT_MS = 2_000
 /** What `--store-timeout` may be, in ms. */
 export const STORE_TIMEOUT_RANGE = { min: 10, max: 600_000 } as const
+/** The commands a connection (to each node) holds that Redis has not answered yet, at most. */
+export const COMMAND_QUEUE_LIMIT = 10_000
 /** How long opening a connection may take, to its first answer; then the start stops with an error. */
 const CONNECT_TIMEOUT_MS = 2_000
 
@@ -80,7 +82,8 @@ export async function connectRedis(
       send: (_key, command) => answered(client.sendCommand(command), timeoutMs),
       // `WAIT` itself waits up to `REPLICA_WAIT_MS` in Redis.
       replicated: () => answered(waits(client), REPLICA_WAIT_MS + timeoutMs),
-      close: () => client.close().catch(() => client.destroy()),
+      // `close` waits for the answers of the commands sent: a stalled Redis's never come.
+      close: () => answered(client.close(), timeoutMs).catch(() => client.destroy()),
     }
   }
   const first = new URL(nodes[0]!)
@@ -118,13 +121,16 @@ export async function connectRedis(
         cluster.getNodeClientForKey(key).then((node) => waits(node)),
         REPLICA_WAIT_MS + timeoutMs,
       ),
-    close: () => cluster.close().catch(() => cluster.destroy()),
+    close: () => answered(cluster.close(), timeoutMs).catch(() => cluster.destroy()),
   }
 }
 
 const CONNECTION = {
   // A command while the connection is down fails at once (a 503), rather than waiting in a queue.
   disableOfflineQueue: true,
+  // A command given up on (`answered`) waits in the queue for its answer; while Redis stalls under load they add up:
+  // past this many, a command fails at once (a 503), and what they hold stays bounded.
+  commandsQueueMaxLength: COMMAND_QUEUE_LIMIT,
   socket: {
     connectTimeout: CONNECT_TIMEOUT_MS,
     reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000),

@@ -7,6 +7,7 @@ import { LogMovedOn } from '../sandbox/StoreLog.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
 import type { FirstRead, StoredSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
 import {
+  COMMAND_QUEUE_LIMIT,
   type Command,
   connectRedis,
   type RedisConnection,
@@ -221,11 +222,10 @@ export class RedisStore implements Store {
       if (error instanceof LogMovedOn) throw error
       this.#errors++
       this.#failed(error as Error)
-      throw new StorageUnavailableError(
-        this.#connection.where,
-        (error as Error).message || 'no answer',
-        error instanceof StoreTimeout,
-      )
+      const { message } = error as Error
+      // The client's words when `COMMAND_QUEUE_LIMIT` commands wait (Redis stalls under load): this one was not sent.
+      const reason = message === 'The queue is full' ? `${COMMAND_QUEUE_LIMIT} commands wait for its answer` : message
+      throw new StorageUnavailableError(this.#connection.where, reason || 'no answer', error instanceof StoreTimeout)
     }
   }
 

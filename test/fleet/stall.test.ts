@@ -12,7 +12,8 @@ import { listening, runCli } from '../support/cli.js'
 import { type RedisCluster, startCluster } from '../support/redisCluster.mjs'
 import { type RedisServer, startRedis } from '../support/redisServer.js'
 import { NOW } from '../support/transports.js'
-import { allContacts, createContact, get, redisCli, server, stopServers } from './fleet.js'
+import { COMMAND_QUEUE_LIMIT, connectRedis } from '../../src/server/redisConnection.js'
+import { allContacts, closed, createContact, get, redisCli, server, stopServers } from './fleet.js'
 
 /** The test's bound on an answer: far above `--store-timeout`'s 2 s, far below a hang. */
 const BOUND_MS = 10_000
@@ -117,6 +118,35 @@ describe('servers over one Redis node that stalls', () => {
       redis.thaw()
     }
     await recovered(url, '+14155550706')
+  })
+
+  it('closes a server within the bound while its Redis stalls, a command unanswered', async () => {
+    const target = await server(redis.url)
+    redis.freeze()
+    try {
+      expect((await timed('a write', createContact(target.url, '+14155550707'))).status).toBe(503)
+      await timed(
+        'the close',
+        closed(target).then(() => ({})),
+      )
+    } finally {
+      redis.thaw()
+    }
+  })
+
+  it(`fails a command at once when ${COMMAND_QUEUE_LIMIT} wait for a stalled Redis, rather than hold more`, async () => {
+    const connection = await connectRedis(redis.url, 0, { failed: () => undefined, ready: () => undefined }, 60_000)
+    redis.freeze()
+    try {
+      const waiting = Array.from({ length: COMMAND_QUEUE_LIMIT }, () => connection.send('k', ['PING']))
+      await expect(timed('one more', connection.send('k', ['PING']))).rejects.toThrow('The queue is full')
+      redis.thaw()
+      // The ones that waited are answered once Redis goes on, each its own answer.
+      expect(new Set(await Promise.all(waiting))).toEqual(new Set(['PONG']))
+    } finally {
+      redis.thaw()
+      await connection.close()
+    }
   })
 
   it('stops a start whose Redis takes the connection and never answers, saying so', async () => {
