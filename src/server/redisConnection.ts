@@ -220,13 +220,21 @@ async function isCluster(createClient: RedisClientModule['createClient'], url: s
  * of the commands after it stay theirs.
  */
 export function answered<T>(answer: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeout(ms)), ms)
+  // One promise, one timer: a few microseconds a command, against a round trip to Redis of tens or hundreds.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StoreTimeout(ms)), ms)
+    // An answer or an error after the timeout (the connection lost then) settles nothing: the promise is settled.
+    answer.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
   })
-  // An answer that comes after the timeout, or an error then (the connection lost), is nobody's to handle.
-  answer.catch(() => undefined)
-  return Promise.race([answer, late]).finally(() => clearTimeout(timer))
 }
 
 /**
