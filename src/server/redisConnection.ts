@@ -67,6 +67,10 @@ export async function connectRedis(
   events: { failed(error: Error): void; ready(): void },
   timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
 ): Promise<RedisConnection> {
+  const { min, max } = STORE_TIMEOUT_RANGE
+  if (!(Number.isSafeInteger(timeoutMs) && timeoutMs >= min && timeoutMs <= max)) {
+    throw new TypeError(`--store-timeout takes a whole number of ms from ${min} to ${max}; got ${timeoutMs}.`)
+  }
   const nodes = nodeUrls(url)
   const hosts = nodes.map((node) => new URL(node).host)
   const { createClient, createCluster } = await loadRedisClient()

@@ -12,7 +12,6 @@ import {
   connectRedis,
   type RedisConnection,
   type ReplicaWaits,
-  STORE_TIMEOUT_RANGE,
   StoreTimeout,
 } from './redisConnection.js'
 import { redisLog } from './redisLog.js'
@@ -71,10 +70,6 @@ export class RedisStore implements Store {
   ): Promise<RedisStore> {
     if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs < 0) {
       throw new TypeError(`sessionTtlMs is a whole number of ms, 0 for none; got ${sessionTtlMs}.`)
-    }
-    const { min, max } = STORE_TIMEOUT_RANGE
-    if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs >= min && timeoutMs <= max)) {
-      throw new TypeError(`--store-timeout takes a whole number of ms from ${min} to ${max}; got ${timeoutMs}.`)
     }
     if (replicas !== 'auto' && (!Number.isSafeInteger(replicas) || replicas < 0)) {
       throw new TypeError(`--store-replicas takes auto or a whole number of replicas; got ${replicas}.`)

@@ -165,6 +165,12 @@ describe('servers over one Redis node that stalls', () => {
     }
   })
 
+  it.each([0, 1.5, 600_001])('refuses a storeTimeout of %s given to startServer, saying why', async (storeTimeout) => {
+    await expect(server(redis.url, { storeTimeout })).rejects.toThrow(
+      /--store-timeout takes a whole number of ms from 10 to 600000/,
+    )
+  })
+
   it.each([
     [['--store-timeout', '300'], /--store-timeout goes with --store/],
     [
