@@ -38,7 +38,7 @@ const WHEN = {
   service_unavailable:
     'Asked for (`Prefer: code=503`, a fault rule, `--error-rate`), or not ready (`/_sandbox/ready`).',
   storage_unavailable:
-    'The store did not take a write (a full disk, Redis out of reach, a Redis Cluster failing over; nothing was kept), or fewer replicas than `--store-replicas` took one within 1 s (Redis may keep it), or a shared store cannot be read. `Retry-After: 1`.',
+    'The store did not take a write (a full disk, Redis out of reach, a Redis Cluster failing over; nothing was kept), or fewer replicas than `--store-replicas` took one within 1 s (Redis may keep it), or a shared store cannot be read, or Redis did not answer within `--store-timeout` (2 s; a write may still be kept, once: read before sending it again). `Retry-After: 1`.',
   session_exists: 'A session of that name exists already; `details.session` names it.',
   session_limit_reached:
     'A new session name when the server keeps as many sessions as `--session-limit` allows; `details.session` names it. `Retry-After`: when the least recently used session expires (`--session-ttl`).',

@@ -131,7 +131,7 @@ export const controlRoutes: readonly Endpoint[] = [
     requires: 'nothing',
     summary: 'Whether the sandbox is ready to serve',
     description:
-      'For a load balancer or an orchestrator: 200 once the world is seeded and its store takes writes; 503 `service_unavailable` while the store refuses them, and 503 `storage_unavailable` while a shared store cannot be read. No admin token.',
+      'For a load balancer or an orchestrator: 200 once the world is seeded and its store takes writes; 503 `service_unavailable` while the store refuses them, and 503 `storage_unavailable` while a shared store cannot be read or does not answer within `--store-timeout`. No admin token.',
     pathParams: NoPath,
     query: NoQuery,
     response: RecordEnvelope(z.object({ ready: z.literal(true), store: StoreHealth })),

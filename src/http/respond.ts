@@ -190,7 +190,10 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError('contact_exists', error.message, { details: { contact_id: error.contactId } })
   }
   if (error instanceof StorageUnavailableError) {
-    return new ApiError('storage_unavailable', `${error.message} Nothing of it was kept; retry.`, {
+    const kept = error.unanswered
+      ? 'A write it was sent may still be kept once it answers: read before you send a write again.'
+      : 'Nothing of it was kept; retry.'
+    return new ApiError('storage_unavailable', `${error.message} ${kept}`, {
       headers: { 'Retry-After': '1' },
     })
   }

@@ -20,7 +20,9 @@ export class ContactExistsError extends Error {
 /**
  * The store did not take a write (a full or read-only disk, Redis out of
  * reach): the write was undone in memory (503 `storage_unavailable`, with
- * `Retry-After`); the next write tries again.
+ * `Retry-After`); the next write tries again. `unanswered`: the store did not
+ * answer in time, and may still keep what it was sent (once): the next read
+ * of the log brings it.
  */
 export class StorageUnavailableError extends Error {
   readonly code = 'storage_unavailable'
@@ -29,7 +31,8 @@ export class StorageUnavailableError extends Error {
     /** What the store is: `the data file ./sandbox.log`, `Redis at 127.0.0.1:6379`. */
     readonly store: string,
     readonly reason: string,
+    readonly unanswered = false,
   ) {
-    super(`${store} did not take the write (${reason}).`)
+    super(unanswered ? `${store} ${reason}.` : `${store} did not take the write (${reason}).`)
   }
 }

@@ -13,6 +13,7 @@ import { parseRateLimit } from '../sandbox/RateLimiter.js'
 import { parseSessionTtl } from '../sessions/expiry.js'
 import { SCENARIO_NAMES } from '../sandbox/scenarios.js'
 import { parseAllowedHosts, parseAllowedOrigins } from './controlAccess.js'
+import { DEFAULT_STORE_TIMEOUT_MS, STORE_TIMEOUT_RANGE } from './redisConnection.js'
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   isLoopback,
@@ -65,6 +66,11 @@ const program = new Command()
     '--store-replicas <n>',
     'with --store: answer a write once n replicas of its Redis primary have it, or 503 after 1 s (auto, the default: 1 where the primary has a replica; 0: never wait)',
     replicaCount,
+  )
+  .option(
+    '--store-timeout <ms>',
+    `with --store: how long a command waits for Redis's answer; then the request is answered 503 storage_unavailable, never held while Redis stalls (default ${DEFAULT_STORE_TIMEOUT_MS})`,
+    integer(STORE_TIMEOUT_RANGE.min, STORE_TIMEOUT_RANGE.max),
   )
   .addOption(
     new Option(
@@ -222,6 +228,7 @@ type CommandOptions = {
   data?: string
   store?: string
   storeReplicas?: number | 'auto'
+  storeTimeout?: number
   scenario?: (typeof SCENARIO_NAMES)[number]
   latency?: ReturnType<typeof parseLatency>
   errorRate?: number
@@ -307,8 +314,13 @@ function serverOptionsOf(options: Omit<CommandOptions, 'adminToken'> & { adminTo
   const { proxy, proxyTimeout, log: logFormat, makeAdminToken: _, ...rest } = options
   if (proxyTimeout !== undefined && proxy === undefined)
     throw new Error('--proxy-timeout goes with --proxy <upstream URL>.')
-  if (options.storeReplicas !== undefined && options.store === undefined)
-    throw new Error('--store-replicas goes with --store redis://host:port.')
+  for (const [given, name] of [
+    [options.storeReplicas, '--store-replicas'],
+    [options.storeTimeout, '--store-timeout'],
+  ] as const) {
+    if (given !== undefined && options.store === undefined)
+      throw new Error(`${name} goes with --store redis://host:port.`)
+  }
   return {
     ...rest,
     logFormat,

@@ -7,6 +7,24 @@
 
 /** How long a write waits for replicas to take it before it is refused (503 `storage_unavailable`). */
 export const REPLICA_WAIT_MS = 1_000
+/** How long a command waits for Redis's answer before it is given up (503 `storage_unavailable`): `--store-timeout`. */
+export const DEFAULT_STORE_TIMEOUT_MS = 2_000
+/** What `--store-timeout` may be, in ms. */
+export const STORE_TIMEOUT_RANGE = { min: 10, max: 600_000 } as const
+/** The commands a connection (to each node) holds that Redis has not answered yet, at most. */
+export const COMMAND_QUEUE_LIMIT = 10_000
+/** How long opening a connection may take, to its first answer; then the start stops with an error. */
+const CONNECT_TIMEOUT_MS = 2_000
+
+/**
+ * Redis did not answer a command within `--store-timeout` (it stalls, or the network to it is cut without a reset).
+ * The command may still reach Redis and run, once, later: what it wrote may be kept.
+ */
+export class StoreTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`did not answer within ${ms} ms (--store-timeout)`)
+  }
+}
 /** How long a shard's count of replicas is trusted, in `auto`: a failover or a replica that joins is seen this soon. */
 const REPLICAS_CHECKED_MS = 1_000
 
@@ -40,27 +58,36 @@ interface Node {
  * Connects to `--store`: `redis[s]://[user:password@]host:port[/db]`, a node
  * of a cluster or not (Redis says, `INFO cluster`), or several nodes of one
  * cluster, `redis://host:port,host:port`. `failed` hears every error of the
- * connection; `ready`, that it is back.
+ * connection; `ready`, that it is back. Every command fails with a
+ * `StoreTimeout` once `timeoutMs` pass without its answer.
  */
 export async function connectRedis(
   url: string,
   replicas: ReplicaWaits,
   events: { failed(error: Error): void; ready(): void },
+  timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
 ): Promise<RedisConnection> {
+  const { min, max } = STORE_TIMEOUT_RANGE
+  if (!(Number.isSafeInteger(timeoutMs) && timeoutMs >= min && timeoutMs <= max)) {
+    throw new TypeError(`--store-timeout takes a whole number of ms from ${min} to ${max}; got ${timeoutMs}.`)
+  }
   const nodes = nodeUrls(url)
   const hosts = nodes.map((node) => new URL(node).host)
   const { createClient, createCluster } = await loadRedisClient()
-  if (nodes.length === 1 && !(await isCluster(createClient, nodes[0]!))) {
+  const opening = CONNECT_TIMEOUT_MS + timeoutMs
+  if (nodes.length === 1 && !(await isCluster(createClient, nodes[0]!, opening))) {
     const client = createClient({ url: nodes[0], ...CONNECTION })
     client.on('error', events.failed)
     client.on('ready', events.ready)
-    await connected(client, () => client.destroy())
+    await connected(client, () => client.destroy(), opening)
     const waits = replicaWaits(replicas)
     return {
       where: `Redis at ${hosts[0]}${new URL(nodes[0]!).pathname.replace(/^\/$/, '')}`,
-      send: (_key, command) => client.sendCommand(command),
-      replicated: () => waits(client),
-      close: () => client.close().catch(() => client.destroy()),
+      send: (_key, command) => answered(client.sendCommand(command), timeoutMs),
+      // `WAIT` itself waits up to `REPLICA_WAIT_MS` in Redis.
+      replicated: () => answered(waits(client), REPLICA_WAIT_MS + timeoutMs),
+      // `close` waits for the answers of the commands sent: a stalled Redis's never come.
+      close: () => answered(client.close(), timeoutMs).catch(() => client.destroy()),
     }
   }
   const first = new URL(nodes[0]!)
@@ -84,7 +111,7 @@ export async function connectRedis(
   cluster.on('node-ready', events.ready)
   try {
     // Not `connected`: a node that does not answer is an error the cluster goes on from, to the next node given.
-    await cluster.connect()
+    await answered(cluster.connect(), opening)
   } catch (error) {
     cluster.destroy()
     throw new Error(`--store ${url}: no Redis Cluster answered there (${(error as Error).message}).`)
@@ -92,16 +119,26 @@ export async function connectRedis(
   const waits = replicaWaits(replicas)
   return {
     where: `Redis Cluster at ${hosts.join(',')}`,
-    send: (key, command) => cluster.sendCommand(key, false, command),
-    replicated: async (key) => waits(await cluster.getNodeClientForKey(key)),
-    close: () => cluster.close().catch(() => cluster.destroy()),
+    send: (key, command) => answered(cluster.sendCommand(key, false, command), timeoutMs),
+    replicated: (key) =>
+      answered(
+        cluster.getNodeClientForKey(key).then((node) => waits(node)),
+        REPLICA_WAIT_MS + timeoutMs,
+      ),
+    close: () => answered(cluster.close(), timeoutMs).catch(() => cluster.destroy()),
   }
 }
 
 const CONNECTION = {
   // A command while the connection is down fails at once (a 503), rather than waiting in a queue.
   disableOfflineQueue: true,
-  socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000) },
+  // A command given up on (`answered`) waits in the queue for its answer; while Redis stalls under load they add up:
+  // past this many, a command fails at once (a 503), and what they hold stays bounded.
+  commandsQueueMaxLength: COMMAND_QUEUE_LIMIT,
+  socket: {
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000),
+  },
 }
 
 /** The URL of each node `--store` names: `redis://a:1,b:2/0` is `redis://a:1/0` and `redis://b:2/0`. */
@@ -144,30 +181,64 @@ export async function loadRedisClient(
   }
 }
 
-/** Connects, or throws the first error: a Redis out of reach stops the start (the client would try for ever). */
+/**
+ * Connects, or throws the first error: a Redis out of reach stops the start (the client would try for ever), and so
+ * does one that takes the connection and never answers (stopped), after `ms`.
+ */
 async function connected(
   client: { connect(): Promise<unknown>; once(event: 'error', listener: (error: Error) => void): unknown },
   destroy: () => void,
+  ms: number,
 ): Promise<void> {
   try {
-    await Promise.race([client.connect(), new Promise((_, reject) => client.once('error', reject))])
+    await answered(Promise.race([client.connect(), new Promise((_, reject) => client.once('error', reject))]), ms)
   } catch (error) {
     destroy()
+    if (error instanceof StoreTimeout) {
+      throw new Error(
+        `--store: Redis took the connection and did not answer within ${ms} ms (stopped, or the network to it cut).`,
+      )
+    }
     throw error
   }
 }
 
 /** Whether a node is one of a Redis Cluster's: its `INFO cluster` says `cluster_enabled:1`. */
-async function isCluster(createClient: RedisClientModule['createClient'], url: string): Promise<boolean> {
+async function isCluster(createClient: RedisClientModule['createClient'], url: string, ms: number): Promise<boolean> {
   const client = createClient({ url, ...CONNECTION })
   // Errors are the connect's to throw; one the client emits besides would be unhandled.
   client.on('error', () => undefined)
-  await connected(client, () => client.destroy())
+  await connected(client, () => client.destroy(), ms)
   try {
-    return /^cluster_enabled:1\s*$/m.test(String(await client.sendCommand(['INFO', 'cluster'])))
+    return /^cluster_enabled:1\s*$/m.test(String(await answered(client.sendCommand(['INFO', 'cluster']), ms)))
   } finally {
-    await client.close().catch(() => client.destroy())
+    // Not `close`: it waits for the answers of commands sent, which a stalled Redis never gives.
+    client.destroy()
   }
+}
+
+/**
+ * `answer`, or a `StoreTimeout` once `ms` pass. The client sets no such bound on a command it has sent (its own
+ * `timeout` option ends with the sending), so a stalled Redis would hold it for as long as it stalls. A command given
+ * up on stays in the connection's queue: its answer, when it comes, is matched to it and dropped, so the answers
+ * of the commands after it stay theirs.
+ */
+export function answered<T>(answer: Promise<T>, ms: number): Promise<T> {
+  // One promise, one timer: a few microseconds a command, against a round trip to Redis of tens or hundreds.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StoreTimeout(ms)), ms)
+    // An answer or an error after the timeout (the connection lost then) settles nothing: the promise is settled.
+    answer.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
 }
 
 /**

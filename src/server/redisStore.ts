@@ -6,7 +6,14 @@ import { SessionOptions, type SeedIdentity } from '../schemas/snapshot.js'
 import { LogMovedOn } from '../sandbox/StoreLog.js'
 import { DEFAULT_SESSION } from '../sessions/Sessions.js'
 import type { FirstRead, StoredSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
-import { type Command, connectRedis, type RedisConnection, type ReplicaWaits } from './redisConnection.js'
+import {
+  COMMAND_QUEUE_LIMIT,
+  type Command,
+  connectRedis,
+  type RedisConnection,
+  type ReplicaWaits,
+  StoreTimeout,
+} from './redisConnection.js'
 import { redisLog } from './redisLog.js'
 import { allKeys, evalOf, FORGET, keyOf, SESSIONS_KEY, WORLD_KEY } from './redisScripts.js'
 
@@ -28,6 +35,8 @@ export interface RedisStoreOptions {
   replicas?: ReplicaWaits
   /** How long a named session's keys live unused before Redis drops them; default: for ever. */
   sessionTtlMs?: number
+  /** How long a command waits for Redis's answer, then 503 (`--store-timeout`); default 2 s. */
+  timeoutMs?: number
 }
 
 /**
@@ -55,7 +64,10 @@ export class RedisStore implements Store {
   }
 
   /** Connects; the first `read` checks that the store belongs to the world. */
-  static async open(url: string, { replicas = 'auto', sessionTtlMs = 0 }: RedisStoreOptions = {}): Promise<RedisStore> {
+  static async open(
+    url: string,
+    { replicas = 'auto', sessionTtlMs = 0, timeoutMs }: RedisStoreOptions = {},
+  ): Promise<RedisStore> {
     if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs < 0) {
       throw new TypeError(`sessionTtlMs is a whole number of ms, 0 for none; got ${sessionTtlMs}.`)
     }
@@ -63,14 +75,19 @@ export class RedisStore implements Store {
       throw new TypeError(`--store-replicas takes auto or a whole number of replicas; got ${replicas}.`)
     }
     let store: RedisStore | undefined
-    const connection = await connectRedis(url, replicas, {
-      failed: (error) => {
-        if (store) store.#failed(error)
+    const connection = await connectRedis(
+      url,
+      replicas,
+      {
+        failed: (error) => {
+          if (store) store.#failed(error)
+        },
+        ready: () => {
+          if (store) store.#error = null
+        },
       },
-      ready: () => {
-        if (store) store.#error = null
-      },
-    })
+      timeoutMs,
+    )
     store = new RedisStore(connection, sessionTtlMs)
     return store
   }
@@ -187,7 +204,10 @@ export class RedisStore implements Store {
     return this.#command(() => this.#connection.replicated(key))
   }
 
-  /** Runs a command: a failure is a `StorageUnavailableError`, and health says so until one goes through. */
+  /**
+   * Runs a command: a failure is a `StorageUnavailableError`, and health says so until one goes through. One Redis did
+   * not answer in time may still run later: what it wrote may be kept (the next read of the log brings it).
+   */
   async #command<T>(command: () => Promise<T>): Promise<T> {
     try {
       const answer = await command()
@@ -197,7 +217,10 @@ export class RedisStore implements Store {
       if (error instanceof LogMovedOn) throw error
       this.#errors++
       this.#failed(error as Error)
-      throw new StorageUnavailableError(this.#connection.where, (error as Error).message || 'no answer')
+      const { message } = error as Error
+      // The client's words when `COMMAND_QUEUE_LIMIT` commands wait (Redis stalls under load): this one was not sent.
+      const reason = message === 'The queue is full' ? `${COMMAND_QUEUE_LIMIT} commands wait for its answer` : message
+      throw new StorageUnavailableError(this.#connection.where, reason || 'no answer', error instanceof StoreTimeout)
     }
   }
 

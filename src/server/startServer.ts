@@ -38,6 +38,11 @@ export interface ServerOptions extends Omit<CreateSandboxOptions, 'baseUrl'>, Om
   store?: string
   /** With `store`: how many replicas must have a write before it is answered; default `auto` (`--store-replicas`). */
   storeReplicas?: ReplicaWaits
+  /**
+   * With `store`: milliseconds a command to Redis waits for its answer (default 2,000); then the request is answered
+   * 503 `storage_unavailable`, never held while Redis stalls (`--store-timeout`).
+   */
+  storeTimeout?: number
   /** With `proxy`: keep what the upstream answers in this new file, a world to start from later (`--record`). */
   record?: string
   /** Start from a recording (a file `record` wrote) instead of the seed (`--world`). */
@@ -84,6 +89,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     data,
     store: storeUrl,
     storeReplicas,
+    storeTimeout,
     record,
     world,
     allowedHosts,
@@ -102,7 +108,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const sandboxOptions = withRecording(given, record, world)
   // A named session's keys expire in a store by the rule its memory does (`--session-ttl`).
   const sessionTtlMs = parseSessionTtl(given.sessionTtl) ?? 0
-  const store = await openStore({ data, store: storeUrl }, { replicas: storeReplicas, sessionTtlMs })
+  const store = await openStore(
+    { data, store: storeUrl },
+    { replicas: storeReplicas, sessionTtlMs, timeoutMs: storeTimeout },
+  )
   let sandbox: SandboxWithHandlers
   let read: FirstRead | undefined
   try {

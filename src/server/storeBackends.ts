@@ -9,6 +9,8 @@ export interface StoreOptions {
   replicas?: ReplicaWaits
   /** How long a named session may go unused before it is forgotten (`--session-ttl`): a store's keys expire so too. */
   sessionTtlMs: number
+  /** How long a command to Redis waits for its answer, then 503 (`--store-timeout`). */
+  timeoutMs?: number
 }
 
 /** One kind of store: how a location of its scheme opens one. */

@@ -15,6 +15,10 @@ export interface RedisServer {
   port: number
   /** Kills it (SIGKILL: what a crash does) and waits for it to be gone. */
   kill(): Promise<void>
+  /** Stops the process where it stands (SIGSTOP): a Redis that hangs, its connections open. */
+  freeze(): void
+  /** Lets a frozen Redis go on (SIGCONT). */
+  thaw(): void
   /** Starts it again on the same port and folder: what it kept on disk comes back. */
   restart(): Promise<void>
   /** Stops it and removes its folder. */
@@ -52,6 +56,8 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     port,
     kill,
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
     restart: launch,
     stop: async () => {
       await kill()
