@@ -72,10 +72,11 @@ describe('a production build of the example app, made as the README says', () =>
   let dist: string
   let production: Map<string, string>
   let withSandbox: Map<string, string>
+  let said: string
 
   beforeAll(async () => {
     dist = await mkdtemp(join(tmpdir(), 'call-sandbox-e2e-production-'))
-    await step(
+    said = await step(
       'build the example app for production',
       'npm',
       ['run', 'build', '--', '--outDir', dist, '--emptyOutDir'],
@@ -98,6 +99,30 @@ describe('a production build of the example app, made as the README says', () =>
     expect([...withSandbox.keys()]).toContain('mockServiceWorker.js')
     expect([...production.keys()].filter((name) => name.includes('mockServiceWorker'))).toEqual([])
     expect([...production.keys()].some((name) => name.startsWith('assets/') && name.endsWith('.js'))).toBe(true)
+  })
+
+  it('says nothing of the sandbox while it builds', () => expect(said).not.toContain('call-sandbox:'))
+
+  it('warns while it builds where NODE_ENV=test makes it a development build, with the sandbox', async () => {
+    // A CI job that sets NODE_ENV=test for its tests and then builds: Vite still says "for production".
+    const ci = await mkdtemp(join(tmpdir(), 'call-sandbox-e2e-node-env-test-'))
+    try {
+      const output = await step(
+        'build the example app with NODE_ENV=test',
+        'npx',
+        ['vite', 'build', '--outDir', ci],
+        example.folder,
+        {
+          ...example.env,
+          ...SHELL,
+          NODE_ENV: 'test',
+        },
+      )
+      expect(output).toContain('call-sandbox: this build has the sandbox in it')
+      expect([...(await filesOf(ci)).keys()]).toContain('mockServiceWorker.js')
+    } finally {
+      await rm(ci, { recursive: true, force: true })
+    }
   })
 
   it.each(sandboxMarks())('holds nowhere %s, which the build with the sandbox holds', (mark) => {

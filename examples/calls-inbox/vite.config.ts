@@ -21,8 +21,12 @@ function sandboxWorkerScript(): Plugin {
   let wanted = false
   return {
     name: 'sandbox-worker-script',
-    configResolved({ env }) {
+    configResolved({ command, env, logger }) {
       wanted = (env.DEV || env.VITE_CALL_SANDBOX === '1') && !env.VITE_CALL_SANDBOX_URL
+      // Vite says it builds "for production" also where NODE_ENV=test (a CI job's, say) makes DEV true.
+      if (wanted && command === 'build') {
+        logger.warn('call-sandbox: this build has the sandbox in it (DEV, or VITE_CALL_SANDBOX=1): not for your users.')
+      }
     },
     configureServer(server) {
       server.middlewares.use('/mockServiceWorker.js', (_request, response, next) => {

@@ -30,3 +30,22 @@ describe('beyondThisMachineWarning', () => {
     expect(beyondThisMachineWarning(undefined)).toBeUndefined()
   })
 })
+
+describe('beyondThisMachineWarning on a dev server', () => {
+  /** A page's document, as far as the warning looks: the scripts that match a selector. */
+  const page = (scripts: string[]) => ({
+    querySelector: (selector: string) =>
+      scripts.find((src) => selector === 'script[src$="/@vite/client"]' && src.endsWith('/@vite/client')) ?? null,
+  })
+
+  it("says nothing on Vite's dev server opened by another name (a cloud IDE's address, the network's)", () => {
+    expect(beyondThisMachineWarning({ hostname: 'abc-5173.app.github.dev' }, page(['/@vite/client']))).toBeUndefined()
+    expect(beyondThisMachineWarning({ hostname: '192.168.1.20' }, page(['/app/@vite/client']))).toBeUndefined()
+  })
+
+  it('warns on a built page from elsewhere, which has no Vite client', () => {
+    expect(beyondThisMachineWarning({ hostname: 'app.example.com' }, page(['/assets/index-abc.js']))).toContain(
+      'not from this machine',
+    )
+  })
+})

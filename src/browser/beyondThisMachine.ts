@@ -21,13 +21,18 @@ export function isThisMachine(hostname: string): boolean {
 /**
  * What `setupSandboxWorker` says in the console on a page that comes from elsewhere than this machine, where the
  * sandbox may be answering real users with seeded data: a production build that starts the worker. Undefined on
- * this machine, and outside a page.
+ * this machine, outside a page, and on Vite's dev server opened by another name (a cloud IDE's forwarded address, a
+ * phone on the network), whose page loads Vite's client: no build does.
  *
  * @example
- * beyondThisMachineWarning({ hostname: 'app.example.com' }) // 'call-sandbox: …'
+ * beyondThisMachineWarning({ hostname: 'app.example.com' }, document) // 'call-sandbox: …'
  */
-export function beyondThisMachineWarning(location: { hostname: string } | undefined): string | undefined {
+export function beyondThisMachineWarning(
+  location: { hostname: string } | undefined,
+  page?: { querySelector(selector: string): unknown },
+): string | undefined {
   if (location === undefined || isThisMachine(location.hostname)) return undefined
+  if (page?.querySelector('script[src$="/@vite/client"]')) return undefined
   return (
     `call-sandbox: made-up data answers this page's API requests (a service worker, from setupSandboxWorker), and ` +
     `this page comes from ${location.hostname}, not from this machine. If real users load it, build it without the ` +
