@@ -15,10 +15,10 @@ import { NOW } from './support/transports.js'
 const CALLS = 80_000
 /**
  * What one turn may take in CPU time: a slice is a few tens of milliseconds, and a garbage collection of the growing heap
- * (its helper threads counted too) adds up to about as much again; building the indexes of 80,000 calls in one go took
- * over 600 ms.
+ * (its helper threads counted too) adds to it: up to 210 ms in all, seen on a loaded machine. Building the indexes of
+ * 80,000 calls in one go took over 600 ms.
  */
-const LONGEST_TURN_MS = 300
+const LONGEST_TURN_MS = 350
 
 let server: RunningServer
 beforeAll(async () => {
