@@ -77,7 +77,10 @@ describe.each(named)('sessions, %s', (_name, make) => {
     // Each session's journal holds its own requests only.
     const journal = dataOf(await api.request('/sessions/alice/_sandbox/requests', { key: null }))
     expect(journal.every(({ path }: { path: string }) => path.startsWith('/v1/'))).toBe(true)
-    expect(journal.some(({ method }: { method: string }) => method === 'POST')).toBe(true)
+    // The journal keeps the headers the client got: the Location under the session's root, as sent.
+    const post = journal.find(({ method }: { method: string }) => method === 'POST')
+    expect(post.response.headers.location).toBe(created.headers.get('location'))
+    expect(post.response.headers['x-request-id']).toBe(created.headers.get('x-request-id'))
     // bob's was emptied by its reset: only the request after it.
     expect(
       dataOf(await api.request('/sessions/bob/_sandbox/requests', { key: null })).map(

@@ -78,7 +78,7 @@ export class Database {
     this.#pendingEndings = new Set()
     this.#inserted = []
     this.#originals = new Map()
-    const loaded: Array<[Kind, AnyRecord]> = []
+    const lists = ListIndexes.building()
     for (const kind of KINDS) {
       const records = world[kind]
       for (let start = 0; start < records.length; start += SLICE_SIZE) {
@@ -90,11 +90,11 @@ export class Database {
         )
         for (const record of stored) {
           this.#remember(kind, record)
-          loaded.push([kind, record])
+          lists.add(kind, record)
         }
       }
     }
-    this.#lists = ListIndexes.of(loaded)
+    this.#lists = await lists.built()
     this.#revision = ++lastRevision
   }
 

@@ -1,5 +1,6 @@
 import { LIST_FILTERS } from '../schemas/index.js'
 import { KINDS, type Kind, type StoredRecords } from '../schemas/stored.js'
+import { nextTurn, SLICE_SIZE } from '../seed/slices.js'
 import { KeysetIndex, positionOf, type KeysetPosition } from './KeysetIndex.js'
 
 type AnyRecord = StoredRecords[Kind]
@@ -42,33 +43,54 @@ export interface Page<T> {
  * of each filter field. A page walks the smallest list that can answer it.
  *
  * @example
- * const lists = ListIndexes.of([['calls', call]])
+ * const lists = new ListIndexes()
+ * lists.add('calls', call)
  * lists.page('calls', organizationId, { limit: 50 }, (id) => byId.get(id))
  */
 export class ListIndexes {
   readonly #lists = new Map<string, KeysetIndex>()
 
-  /** The lists of loaded records, each sorted once rather than built record by record. */
-  static of(records: Iterable<readonly [Kind, AnyRecord]>): ListIndexes {
+  /**
+   * The lists of records being loaded: each record `add`ed as it is loaded, then `built()` sorts each list once
+   * rather than building it record by record, the event loop running between two slices of the sorting.
+   *
+   * @example
+   * const building = ListIndexes.building()
+   * for (const record of calls) building.add('calls', record)
+   * const lists = await building.built()
+   */
+  static building(): { add(kind: Kind, record: AnyRecord): void; built(): Promise<ListIndexes> } {
     const positions = new Map<string, KeysetPosition[]>()
-    for (const [kind, record] of records) {
-      const position = positionOf(record)
-      for (const key of indexKeys(kind, record)) {
-        let list = positions.get(key)
-        if (!list) {
-          list = []
-          positions.set(key, list)
+    return {
+      add(kind, record) {
+        const position = positionOf(record)
+        for (const key of indexKeys(kind, record)) {
+          let list = positions.get(key)
+          if (!list) {
+            list = []
+            positions.set(key, list)
+          }
+          list.push(position)
         }
-        list.push(position)
-      }
+      },
+      async built() {
+        const indexes = new ListIndexes()
+        let sorted = 0
+        for (const [key, list] of positions) {
+          // Seeded records come oldest first, as an index keeps them, so a sort is mostly a walk: a turn once the lists
+          // sorted since the last one held a slice's worth of records.
+          if (sorted >= SLICE_SIZE) {
+            await nextTurn()
+            sorted = 0
+          }
+          const index = new KeysetIndex()
+          index.load(list)
+          indexes.#lists.set(key, index)
+          sorted += list.length
+        }
+        return indexes
+      },
     }
-    const indexes = new ListIndexes()
-    for (const [key, list] of positions) {
-      const index = new KeysetIndex()
-      index.load(list)
-      indexes.#lists.set(key, index)
-    }
-    return indexes
   }
 
   /** Puts a record in its organization's list and in the list of each of its filter values. */

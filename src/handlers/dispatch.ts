@@ -144,12 +144,11 @@ export async function dispatch(
   const stranger = sessions.has(name) ? undefined : unprovenFirstRequest(sandbox, request)
   if (stranger) {
     // What no world of its own shapes (its OpenAPI document, liveness, the console's files) answers, making nothing.
-    if (plane === DOCUMENT || plane.needsWorld === false)
-      return underRoot(await runEndpoint(plane, contextOf(sessions.base)), root)
+    if (plane === DOCUMENT || plane.needsWorld === false) return runEndpoint(plane, contextOf(sessions.base))
     return refuse(sandbox, requestId, request, stranger)
   }
   try {
-    return underRoot(await sessions.use(name, (world) => runEndpoint(plane, contextOf(world))), root)
+    return await sessions.use(name, (world) => runEndpoint(plane, contextOf(world)))
   } catch (error) {
     // No world to answer from: a new name past the session limit, or a session the store could not bring back.
     return refuse(sandbox, requestId, request, error)
@@ -225,13 +224,6 @@ function badSessionName(name: string): ApiError {
 /** An error answered before any world is chosen: the default world's clock dates it. */
 function refuse(sandbox: Sandbox, requestId: string, request: FetchRequest, error: unknown): Promise<Reply> {
   return failedReply(sandbox, requestId, request, error)
-}
-
-/** A session's answer, with a `Location` under the session's root, where the record is read. */
-function underRoot(response: Reply, root: string): Reply {
-  const location = response.headers.get('location')
-  if (location?.startsWith('/')) response.headers.set('Location', root + location)
-  return response
 }
 
 /**

@@ -138,6 +138,8 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
   } catch (error) {
     reply = await failedReply(sandbox, requestId, request, error)
   }
+  // Before the plane's last steps, so that the journal keeps the Location the client gets.
+  if (context.root !== '') underRoot(reply, context.root)
   steps.finish?.(reply, endpoint)
   context.observe?.({
     plane: plane.name,
@@ -147,4 +149,10 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     seconds: (performance.now() - context.started) / 1000,
   })
   return reply
+}
+
+/** A session's answer, with a `Location` under the session's root, where the record is read. */
+function underRoot(reply: Reply, root: string): void {
+  const location = reply.headers.get('location')
+  if (location?.startsWith('/')) reply.headers.set('Location', root + location)
 }
