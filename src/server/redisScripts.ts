@@ -160,30 +160,6 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `
 
-/**
- * Keeps a batch of requests: ARGV[3] journal entries (the newest last),
- * the journal cut to ARGV[1]; then a count of usage counters to add one to,
- * those counters and their increments; then fields to set, with their values.
- * ARGV[2] is the TTL the two keys are given again (0: leave them).
- */
-export const RECORD = `
-local at = 4
-local entries = tonumber(ARGV[3])
-for i = at, at + entries - 1 do redis.call('LPUSH', KEYS[1], ARGV[i]) end
-if entries > 0 then redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1]) - 1) end
-at = at + entries
-local added = tonumber(ARGV[at])
-at = at + 1
-for i = at, at + 2 * added - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
-at = at + 2 * added
-for i = at, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-if tonumber(ARGV[2]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-end
-return 1
-`
-
 /** The newest ARGV[1] journal entries, and how many there are. */
 export const JOURNAL = `
 return {redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1), redis.call('LLEN', KEYS[1])}

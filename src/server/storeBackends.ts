@@ -8,6 +8,10 @@ export interface StoreOptions {
   replicas?: ReplicaWaits
   /** How long a named session may go unused before it is forgotten (`--session-ttl`): a store's keys expire so too. */
   sessionTtlMs: number
+  /** What the journals may hold together (`--journal-bytes`): a fleet's, in its store, too. */
+  journalBytes?: number
+  /** How many named sessions may be kept (`--session-limit`): a fleet's, in its store, too. */
+  sessionLimit?: number
 }
 
 /** One kind of store: how a location of its scheme opens one. */
