@@ -154,11 +154,10 @@ export function sharedFaultRules(context: RequestsContext, session: string): Fau
   // The default session's rules are the server's own, and count in no limit of the sessions', as in memory.
   const counted = session !== DEFAULT_SESSION
   const add = async (rule: FaultRuleSpec): Promise<[number, Report]> => {
-    const [n, held, sequence] = (await send(key, evalOf(ADD, [key], [MAX_FAULT_RULES, JSON.stringify(rule), ttlMs]))) as [
-      number,
-      number,
-      string,
-    ]
+    const [n, held, sequence] = (await send(
+      key,
+      evalOf(ADD, [key], [MAX_FAULT_RULES, JSON.stringify(rule), ttlMs]),
+    )) as [number, number, string]
     return [Number(n), [session, Number(held), String(sequence)]]
   }
   return {

@@ -14,7 +14,9 @@ const BATCH_MS = 5
  * rounds each block up to a size class, up to a quarter more, and a list's node adds its own. An entry of 8 KiB or
  * more has a node of its own: its size class, exactly, and 48 bytes; a smaller one shares a node of 8 KiB with its
  * neighbours: a quarter more and 64 bytes at most. Measured with `MEMORY USAGE` over lists of entries of 50 B to
- * 40 KB (Redis 7.0, `bench/redis-bytes.mjs`), so that the bound on bytes is one on Redis's memory.
+ * 40 KB (Redis 7.0, `bench/redis-bytes.mjs`), so that the bound on bytes is one on Redis's memory. A journal that
+ * holds an entry costs 128 bytes more: its key (`MEMORY USAGE` counts about 104). `counted()` sums a journal kept
+ * before its bytes were counted.
  */
 const COST = `
 local function cost(length)
@@ -22,6 +24,14 @@ local function cost(length)
   local spacing, block = 1, length + 16
   while spacing * 8 < block do spacing = spacing * 2 end
   return math.ceil(block / spacing) * spacing + 48
+end
+local function counted()
+  local bytes = tonumber(redis.call('HGET', KEYS[2], 'journal_bytes') or '-1')
+  if bytes >= 0 then return bytes end
+  bytes = 0
+  for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do bytes = bytes + cost(#entry) end
+  if bytes > 0 then bytes = bytes + 128 end
+  return bytes
 end
 `
 /** A target no journal reaches: asked with it, a journal is measured, not cut. */
@@ -35,13 +45,10 @@ const NO_CUT = Number.MAX_SAFE_INTEGER
  * Answers the bytes the journal holds and the sequence number of this change (see `Tally`).
  */
 const RECORD = `${SEQUENCE}${COST}
-local bytes = tonumber(redis.call('HGET', KEYS[2], 'journal_bytes') or '-1')
-if bytes < 0 then
-  bytes = 0
-  for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do bytes = bytes + cost(#entry) end
-end
+local bytes = counted()
 local at = 5
 local entries = tonumber(ARGV[4])
+if entries > 0 and bytes == 0 then bytes = 128 end
 for i = at, at + entries - 1 do
   redis.call('LPUSH', KEYS[1], ARGV[i])
   bytes = bytes + cost(#ARGV[i])
@@ -72,18 +79,15 @@ return {bytes, seq}
  */
 const CUT = `${SEQUENCE}${COST}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, sequence(2, 'journal_seq', false)} end
-local bytes = tonumber(redis.call('HGET', KEYS[2], 'journal_bytes') or '-1')
-if bytes < 0 then
-  bytes = 0
-  for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do bytes = bytes + cost(#entry) end
-end
+local bytes = counted()
+local ttl = redis.call('PTTL', KEYS[1])
 while bytes > tonumber(ARGV[1]) and redis.call('LLEN', KEYS[1]) > 0 do
   bytes = bytes - cost(#redis.call('RPOP', KEYS[1]))
 end
-local ttl = redis.call('PTTL', KEYS[1])
-redis.call('HSET', KEYS[2], 'journal_bytes', string.format('%.0f', math.max(bytes, 0)))
+if redis.call('LLEN', KEYS[1]) == 0 then bytes = 0 end
+redis.call('HSET', KEYS[2], 'journal_bytes', string.format('%.0f', bytes))
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return {math.max(bytes, 0), sequence(2, 'journal_seq', true)}
+return {bytes, sequence(2, 'journal_seq', true)}
 `
 
 /** What a session's journal and usage need of their store. */
@@ -128,6 +132,8 @@ export function sharedRequests(context: RequestsContext, session: string): Share
   const counts = new Map<string, number>()
   let fields: Record<string, string> = {}
   let flushing: Promise<unknown> | undefined
+  /** The batches sent and not answered yet, with the journals' fit after each: a read waits for them. */
+  const sending = new Set<Promise<unknown>>()
   const flush = () => {
     unsent.delete(flush)
     if (entries.length === 0) return Promise.resolve()
@@ -139,18 +145,22 @@ export function sharedRequests(context: RequestsContext, session: string): Share
     fields = {}
     flushing = undefined
     // Not waited for by any answer; a batch lost to a store that is down is said in the log and in health.
-    return send(journal, evalOf(RECORD, [journal, usage], args))
+    const sent: Promise<unknown> = send(journal, evalOf(RECORD, [journal, usage], args))
       .then((answer) => {
         const [bytes, sequence] = answer as [number, string]
         return fitJournals([session, Number(bytes), String(sequence)])
       })
       .catch(() => undefined)
+      .finally(() => sending.delete(sent))
+    sending.add(sent)
+    return sent
   }
   // The fleet's journals, past their bytes together, cut down from the biggest (in the background, as the batch).
   const fitJournals = (report: Report) =>
     tallies.journals.fit([report], journalBytes, (other, bytes) => cutJournal(context, other, bytes))
   const flushed = async () => {
     if (flushing) await flushing
+    await Promise.all(sending)
   }
   return {
     record: (entry, size, counters) => {

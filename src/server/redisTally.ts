@@ -174,7 +174,11 @@ export class Tally {
    * Takes reports and cuts the biggest sessions down until they hold `limit` together, each cut by `cut` (which
    * answers the session's report after it): a few rounds, as sessions that grow meanwhile report again.
    */
-  async fit(reports: Report[], limit: number, cut: (session: string, amount: number) => Promise<Report>): Promise<void> {
+  async fit(
+    reports: Report[],
+    limit: number,
+    cut: (session: string, amount: number) => Promise<Report>,
+  ): Promise<void> {
     for (let round = 0; round < 4 && reports.length > 0; round++) {
       const [cuts, stale] = (await this.#run(FIT, limit, reports, '')) as [Array<string | number>, string[]]
       const next: Array<Promise<Report>> = stale.map((session) => this.measure(session))
