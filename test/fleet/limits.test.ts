@@ -74,6 +74,26 @@ describe.each(TOPOLOGIES)('the limits of a fleet over $name', (topology) => {
     expect((await journalBytes(store, 'flood-b')) + (await journalBytes(store, 'quiet'))).toBeLessThanOrEqual(budget)
   })
 
+  it('forgets, in the journals’ total, a session whose keys expired in Redis', async () => {
+    const servers = [await server(store.url, { sessionTtl: 1_500 }), await server(store.url, { sessionTtl: 1_500 })]
+    const read = (session: string) =>
+      Promise.all(servers.map(({ url }) => fetch(`${url}/sessions/${session}/_sandbox/requests?limit=1`)))
+    for (let i = 0; i < 6; i++) await fetch(`${servers[i % 2]!.url}/sessions/gone/v1/me`, { headers: AUTH })
+    await read('gone')
+    const total = async () =>
+      Number(await store.send('call-sandbox:{~journals}:seq', 'HGET', 'call-sandbox:{~journals}:seq', '~total'))
+    const held = async (session: string) => {
+      const key = `call-sandbox:{${session}}:usage`
+      return Number((await store.send(key, 'HGET', key, 'journal_bytes')) ?? 0)
+    }
+    expect(await total()).toBe(await held('gone'))
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    expect(await held('gone')).toBe(0)
+    await fetch(`${servers[0]!.url}/sessions/kept/v1/me`, { headers: AUTH })
+    await read('kept')
+    expect(await total()).toBe(await held('kept'))
+  })
+
   it('holds the fleet to --session-limit sessions, two servers making them at once', async () => {
     const servers = [await server(store.url, { sessionLimit: 4 }), await server(store.url, { sessionLimit: 4 })]
     const make = (i: number) => async () => {
