@@ -132,7 +132,7 @@ export function sharedRequests(context: RequestsContext, session: string): Share
   const counts = new Map<string, number>()
   let fields: Record<string, string> = {}
   let flushing: Promise<unknown> | undefined
-  /** The batches sent and not answered yet, with the journals' fit after each: a read waits for them. */
+  /** The batches sent and not answered yet: a read waits for them. */
   const sending = new Set<Promise<unknown>>()
   const flush = () => {
     unsent.delete(flush)
@@ -148,7 +148,8 @@ export function sharedRequests(context: RequestsContext, session: string): Share
     const sent: Promise<unknown> = send(journal, evalOf(RECORD, [journal, usage], args))
       .then((answer) => {
         const [bytes, sequence] = answer as [number, string]
-        return fitJournals([session, Number(bytes), String(sequence)])
+        // Not waited for by a read of the journal: the fleet's total, not this journal, is what it changes.
+        fitJournals([session, Number(bytes), String(sequence)]).catch(() => undefined)
       })
       .catch(() => undefined)
       .finally(() => sending.delete(sent))
@@ -157,7 +158,7 @@ export function sharedRequests(context: RequestsContext, session: string): Share
   }
   // The fleet's journals, past their bytes together, cut down from the biggest (in the background, as the batch).
   const fitJournals = (report: Report) =>
-    tallies.journals.fit([report], journalBytes, (other, bytes) => cutJournal(context, other, bytes))
+    tallies.journals.fitSoon(report, journalBytes, (other, bytes) => cutJournal(context, other, bytes))
   const flushed = async () => {
     if (flushing) await flushing
     await Promise.all(sending)

@@ -234,6 +234,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     await Promise.all([...this.#unsent].map((send) => send()))
+    await this.#tallies.journals.settled()
     await this.#connection.close()
   }
 
