@@ -94,6 +94,8 @@ try {
   ])
   // The journal is sent in batches a few milliseconds apart: the last one is in Redis once a read of it answers.
   for (const name of ['flood-a', 'flood-b']) await fetch(`${url}/sessions/${name}/_sandbox/requests?limit=1`)
+  // The fleet's total is fit a few milliseconds after the last batch: what Redis holds once it settled.
+  await new Promise((resolve) => setTimeout(resolve, 500))
   const a = await bytesOf(client, 'call-sandbox:{flood-a}:journal')
   const b = await bytesOf(client, 'call-sandbox:{flood-b}:journal')
   const all = await bytesOf(client, '*')
