@@ -135,6 +135,7 @@ try {
   await fetch(`${url}/sessions/plain/_sandbox/requests?limit=1`)
   const plain = await usageOf(client, 'call-sandbox:{plain}:journal')
   const plainEntries = Number(await client.sendCommand(['LLEN', 'call-sandbox:{plain}:journal']))
+  const usage = await usageOf(client, 'call-sandbox:{plain}:usage')
   console.log('2. costs in Redis:')
   console.log(`   a fault rule (path of 44 characters): ${Math.round(faults / rules)} B (100 rules: ${faults} B)`)
   console.log(`   the rules' tally, one session holding rules: ${rulesTally} B`)
@@ -144,6 +145,7 @@ try {
   console.log(
     `   a journal entry of a plain GET /v1/me: ${Math.round(plain / plainEntries)} B (${plainEntries} entries: ${plain} B)`,
   )
+  console.log(`   the usage report of a session that used one key on one endpoint: ${usage} B`)
   client.destroy()
 } finally {
   closeConnections()
