@@ -105,6 +105,7 @@ describe.each(TOPOLOGIES)('the limits of a fleet over $name', (topology) => {
       return Number((await store.send(key, 'HGET', key, 'journal_bytes')) ?? 0)
     }
     const gone = await held('gone')
+    expect(gone).toBeGreaterThan(0)
     expect(await settled(total, (bytes) => bytes === gone)).toBe(gone)
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     expect(await held('gone')).toBe(0)
@@ -112,6 +113,20 @@ describe.each(TOPOLOGIES)('the limits of a fleet over $name', (topology) => {
     await read('kept')
     const kept = await held('kept')
     expect(await settled(total, (bytes) => bytes === kept)).toBe(kept)
+  })
+
+  it('forgets in Redis the rules and journal of a session ended before it ever wrote', async () => {
+    const [a, b] = [await server(store.url), await server(store.url)]
+    const rule = { path: '/v1/me', status: 500, times: null }
+    expect((await control(a.url, '/sessions/brief/_sandbox/faults', rule)).status).toBe(201)
+    expect((await fetch(`${b.url}/sessions/brief/v1/me`, { headers: AUTH })).status).toBe(500)
+    // Its journal entry in Redis (a read waits for the server's batches) before the end.
+    expect((await (await fetch(`${b.url}/sessions/brief/_sandbox/requests`)).json()).data).toHaveLength(1)
+    expect((await fetch(`${a.url}/_sandbox/sessions/brief`, { method: 'DELETE' })).status).toBe(200)
+    // The name answers as a new session from every server: no rule of the one ended.
+    expect((await fetch(`${b.url}/sessions/brief/v1/me`, { headers: AUTH })).status).toBe(200)
+    const journal = await (await fetch(`${b.url}/sessions/brief/_sandbox/requests`)).json()
+    expect(journal.data).toHaveLength(1)
   })
 
   it('holds the fleet to --session-limit sessions, two servers making them at once', async () => {
