@@ -176,6 +176,20 @@ export class RuleBudget {
   constructor(readonly limit = MAX_FAULT_RULES_IN_SERVER) {}
 }
 
+/**
+ * The error of a rule past what the named sessions of a server (or of a fleet, in its store) hold together.
+ *
+ * @example
+ * throw rulesTogetherError("This fleet's", 10_000)
+ */
+export function rulesTogetherError(whose: string, limit = MAX_FAULT_RULES_IN_SERVER): ApiError {
+  return new ApiError(
+    'fault_rule_limit_reached',
+    `${whose} sessions hold ${limit} fault rules together, the most it keeps. Remove rules (DELETE /_sandbox/faults) or end sessions no test uses (DELETE /_sandbox/sessions/{name}).`,
+    { details: { limit } },
+  )
+}
+
 /** A world's rules in this process's memory: every backend but a store a fleet shares. */
 export class MemoryRuleBook implements FaultRuleBook {
   #rules: KeptRule[] = []
@@ -194,13 +208,7 @@ export class MemoryRuleBook implements FaultRuleBook {
   async add(rule: FaultRuleSpec): Promise<FaultRule | undefined> {
     if (this.#rules.length >= MAX_FAULT_RULES) return undefined
     const { limit } = this.#budget
-    if (this.#budget.held >= limit) {
-      throw new ApiError(
-        'fault_rule_limit_reached',
-        `This server's sessions hold ${limit} fault rules together, the most it keeps. Remove rules (DELETE /_sandbox/faults) or end sessions no test uses (DELETE /_sandbox/sessions/{name}).`,
-        { details: { limit } },
-      )
-    }
+    if (this.#budget.held >= limit) throw rulesTogetherError("This server's", limit)
     const kept = { rule: { id: `flt_${++this.#made}`, ...rule }, seen: 0, hits: 0 }
     this.#rules.push(kept)
     this.#budget.held++

@@ -1,9 +1,10 @@
-import type { FaultRuleBook } from '../sandbox/FaultRules.js'
-import { shown } from '../sandbox/FaultRules.js'
-import { type FaultRule, type FaultRuleSpec, MAX_FAULT_RULES } from '../schemas/faultRule.js'
+import { type FaultRuleBook, rulesTogetherError, shown } from '../sandbox/FaultRules.js'
+import { type FaultRule, type FaultRuleSpec, MAX_FAULT_RULES, MAX_FAULT_RULES_IN_SERVER } from '../schemas/faultRule.js'
+import { DEFAULT_SESSION } from '../schemas/index.js'
 import { MIXED_HASH } from './redisDraw.js'
 import type { RequestsContext } from './redisRequests.js'
 import { evalOf, keyOf } from './redisScripts.js'
+import { type Report, SEQUENCE, Tally } from './redisTally.js'
 
 /*
  * A session's fault rules in Redis, one hash, `call-sandbox:{name}:faults`: `made` (the rules made since the last
@@ -17,17 +18,36 @@ import { evalOf, keyOf } from './redisScripts.js'
  * keeps them, as it keeps the settings in memory.
  */
 
-/** Keeps ARGV[2] (a rule's JSON) under the next id, unless ARGV[1] rules are kept already; its number, or nil. */
-const ADD = `
+/** How many rules KEYS[1] holds, as `kept`. */
+const KEPT = `
 local kept = 0
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(field, 1, 2) == 'r:' then kept = kept + 1 end
 end
-if kept >= tonumber(ARGV[1]) then return false end
+`
+
+/**
+ * Keeps ARGV[2] (a rule's JSON) under the next id, unless ARGV[1] rules are kept already: {its number or 0, how many
+ * rules the session holds, the sequence number of this change (see `Tally`)}.
+ */
+const ADD = `${SEQUENCE}${KEPT}
+if kept >= tonumber(ARGV[1]) then return {0, kept, sequence(1, 'rules_seq', false)} end
 local n = redis.call('HINCRBY', KEYS[1], 'made', 1)
 redis.call('HSET', KEYS[1], 'r:' .. n, ARGV[2], 'seen:' .. n, 0, 'hits:' .. n, 0)
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-return n
+return {n, kept + 1, sequence(1, 'rules_seq', true)}
+`
+
+/** Forgets rule ARGV[1]: {1 or 0 (none such), how many rules the session holds, the sequence number}. */
+const REMOVE = `${SEQUENCE}
+local removed = redis.call('HDEL', KEYS[1], 'r:' .. ARGV[1], 'seen:' .. ARGV[1], 'hits:' .. ARGV[1])
+${KEPT}
+return {removed > 0 and 1 or 0, kept, sequence(1, 'rules_seq', removed > 0)}
+`
+
+/** How many rules the session holds, and a sequence number (kept while its rules are: they may have expired). */
+const COUNT = `${SEQUENCE}${KEPT}
+return {kept, sequence(1, 'rules_seq', redis.call('EXISTS', KEYS[1]) == 1)}
 `
 
 /**
@@ -74,17 +94,18 @@ return false
 
 /**
  * Forgets every rule, not the settings; ARGV[1] = 1 starts the ids over too (a reset). At most 300 fields and a few.
- * Answers how many rules it forgot.
+ * Answers how many rules it forgot, and the sequence number of the change (see `Tally`).
  */
-const CLEAR = `
+const CLEAR = `${SEQUENCE}
 local removed = 0
 for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, 8) ~= 'settings' and (field ~= 'made' or ARGV[1] == '1') then
+  local kept = string.sub(field, 1, 8) == 'settings' or field == 'rules_seq' or (field == 'made' and ARGV[1] ~= '1')
+  if not kept then
     redis.call('HDEL', KEYS[1], field)
     if string.sub(field, 1, 2) == 'r:' then removed = removed + 1 end
   end
 end
-return removed
+return {removed, sequence(1, 'rules_seq', redis.call('EXISTS', KEYS[1]) == 1)}
 `
 
 /**
@@ -123,6 +144,28 @@ export async function keepSettings(
   return { kept: kept === 1, version: Number(now), text: kept === 1 ? text : (held ?? '') }
 }
 
+/** How many rules a named session holds, told to the fleet's tally: after a reset, which removes them in its append. */
+export async function recountRules(context: RequestsContext, session: string): Promise<void> {
+  if (session === DEFAULT_SESSION) return
+  const key = keyOf(session, 'faults')
+  const [held, sequence] = (await context.send(key, evalOf(COUNT, [key], []))) as [number, string]
+  await context.tallies.rules.report([[session, Number(held), String(sequence)]])
+}
+
+/**
+ * The tally of the named sessions' fault rules in Redis (see `Tally`).
+ *
+ * @example
+ * const rules = rulesTally(context)
+ */
+export function rulesTally({ send, ttlMs }: Pick<RequestsContext, 'send' | 'ttlMs'>): Tally {
+  return new Tally('rules', { send, ttlMs }, async (session) => {
+    const key = keyOf(session, 'faults')
+    const [held, sequence] = (await send(key, evalOf(COUNT, [key], []))) as [number, string]
+    return [session, Number(held), String(sequence)]
+  })
+}
+
 /**
  * A session's fault rules, kept where every server of a fleet applies them and counts in them.
  *
@@ -130,14 +173,38 @@ export async function keepSettings(
  * const rules = sharedFaultRules(context, 'ci-1')
  * await rules.add({ path: '/v1/calls', status: 429, after: 0, times: 3, probability: 1 })
  */
-export function sharedFaultRules({ send, ttlMs }: RequestsContext, session: string): FaultRuleBook {
+export function sharedFaultRules(context: RequestsContext, session: string): FaultRuleBook {
+  const { send, ttlMs } = context
+  const rules = context.tallies.rules
   const key = keyOf(session, 'faults')
   const ruleOf = (n: number, json: string, hits: number): FaultRule =>
     shown({ rule: { id: `flt_${n}`, ...(JSON.parse(json) as FaultRuleSpec) }, hits })
+  // The default session's rules are the server's own, and count in no limit of the sessions', as in memory.
+  const counted = session !== DEFAULT_SESSION
+  const add = async (rule: FaultRuleSpec): Promise<[number, Report]> => {
+    const [n, held, sequence] = (await send(
+      key,
+      evalOf(ADD, [key], [MAX_FAULT_RULES, JSON.stringify(rule), ttlMs]),
+    )) as [number, number, string]
+    return [Number(n), [session, Number(held), String(sequence)]]
+  }
   return {
     add: async (rule) => {
-      const n = await send(key, evalOf(ADD, [key], [MAX_FAULT_RULES, JSON.stringify(rule), ttlMs]))
-      return n === null ? undefined : ruleOf(Number(n), JSON.stringify(rule), 0)
+      if (!counted) {
+        const [n] = await add(rule)
+        return n === 0 ? undefined : ruleOf(n, JSON.stringify(rule), 0)
+      }
+      // A place in the fleet's total first, so that servers adding at once cannot pass it together.
+      const token = await rules.reserve(MAX_FAULT_RULES_IN_SERVER)
+      if (token === undefined) throw rulesTogetherError("This fleet's")
+      let report: Report | undefined
+      try {
+        const [n, added] = await add(rule)
+        report = added
+        return n === 0 ? undefined : ruleOf(n, JSON.stringify(rule), 0)
+      } finally {
+        await rules.release(report ? [report] : [], token)
+      }
     },
     list: async () => {
       const fields = ((await send(key, ['HGETALL', key])) ?? {}) as Record<string, string>
@@ -150,9 +217,15 @@ export function sharedFaultRules({ send, ttlMs }: RequestsContext, session: stri
     remove: async (id) => {
       const n = /^flt_(\d+)$/.exec(id)?.[1]
       if (n === undefined) return false
-      return Number(await send(key, ['HDEL', key, `r:${n}`, `seen:${n}`, `hits:${n}`])) > 0
+      const [removed, held, sequence] = (await send(key, evalOf(REMOVE, [key], [n]))) as [number, number, string]
+      if (counted) await rules.report([[session, Number(held), String(sequence)]])
+      return Number(removed) === 1
     },
-    clear: async (restartIds = false) => Number(await send(key, evalOf(CLEAR, [key], [restartIds ? 1 : 0]))),
+    clear: async (restartIds = false) => {
+      const [removed, sequence] = (await send(key, evalOf(CLEAR, [key], [restartIds ? 1 : 0]))) as [number, string]
+      if (counted) await rules.report([[session, 0, String(sequence)]])
+      return Number(removed)
+    },
     take: async ({ method, path, key: presented }, seed) => {
       const found = await send(key, evalOf(TAKE, [key], [method, path, presented ?? '', seed, ttlMs]))
       if (!Array.isArray(found)) return undefined

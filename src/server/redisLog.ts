@@ -4,7 +4,7 @@ import { type LogRead, LogMovedOn, type SharedLog } from '../sandbox/StoreLog.js
 import { LogEntry, Snapshot } from '../schemas/snapshot.js'
 import { COMPACTION_SLACK_BYTES } from '../sessions/Store.js'
 import { APPEND, COMPACT, evalOf, keyOf, LEASE, READ, TAG_LENGTH, worldKeys } from './redisScripts.js'
-import { keepSettings, sharedFaultRules } from './redisFaultRules.js'
+import { keepSettings, recountRules, sharedFaultRules } from './redisFaultRules.js'
 import { type RequestsContext, sharedRequests } from './redisRequests.js'
 
 /** A change of the settings that loses the race to other servers this many times in a row gives up (a 503). */
@@ -99,6 +99,8 @@ export function redisLog(context: LogContext, session: string): SharedLog {
       await context.replicated(head)
       place = { generation, position: reset ? 1 : place.position + 1, tag }
       placed = ticket
+      // The reset removed the session's rules in its append: the fleet's count of rules learns it.
+      if (reset) await recountRules(context, session)
       // Not waited for: the log is whole either way, and another server may take the lease once it lapses.
       if (due === 1) {
         compact().catch((error: Error) =>

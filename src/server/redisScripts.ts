@@ -103,7 +103,8 @@ return {generation, base, 1, all, redis.call('GET', KEYS[3]), head[3] or '', ver
 /**
  * Appends ARGV[5] where the world stands, or answers -1. A reset (ARGV[6])
  * starts the list over, in the next generation, and removes the fault rules
- * (not the settings, see `redisFaultRules.ts`) and starts their ids over: at
+ * (not the settings, nor the rules' sequence number: see `redisFaultRules.ts`
+ * and `redisTally.ts`) and starts their ids over: at
  * its place among the other servers' writes, so a rule added after the reset
  * stays, whatever the reset's server does next. Answers `{generation, due}`:
  * `due` when the log has outgrown its snapshot (see `outgrows`: past its
@@ -121,7 +122,7 @@ if ARGV[6] == 'reset' then
   snapshotBytes = 0
   redis.call('HSET', KEYS[1], 'generation', generation, 'base', 0, 'tag', '', 'snapshot_bytes', 0)
   for _, field in ipairs(redis.call('HKEYS', KEYS[8])) do
-    if string.sub(field, 1, 8) ~= 'settings' then redis.call('HDEL', KEYS[8], field) end
+    if string.sub(field, 1, 8) ~= 'settings' and field ~= 'rules_seq' then redis.call('HDEL', KEYS[8], field) end
   end
 end
 redis.call('RPUSH', KEYS[2], ARGV[5])
@@ -163,30 +164,6 @@ export const LEASE = `
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`
-
-/**
- * Keeps a batch of requests: ARGV[3] journal entries (the newest last),
- * the journal cut to ARGV[1]; then a count of usage counters to add one to,
- * those counters and their increments; then fields to set, with their values.
- * ARGV[2] is the TTL the two keys are given again (0: leave them).
- */
-export const RECORD = `
-local at = 4
-local entries = tonumber(ARGV[3])
-for i = at, at + entries - 1 do redis.call('LPUSH', KEYS[1], ARGV[i]) end
-if entries > 0 then redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[1]) - 1) end
-at = at + entries
-local added = tonumber(ARGV[at])
-at = at + 1
-for i = at, at + 2 * added - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
-at = at + 2 * added
-for i = at, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-if tonumber(ARGV[2]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-end
 return 1
 `
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { StorageUnavailableError } from '../sandbox/domainErrors.js'
-import { SessionExistsError } from '../sessions/sessionErrors.js'
+import { SessionExistsError, SessionLimitError } from '../sessions/sessionErrors.js'
 import type { StoreHealth } from '../schemas/index.js'
 import { SessionOptions, type SeedIdentity } from '../schemas/snapshot.js'
 import { LogMovedOn } from '../sandbox/StoreLog.js'
-import { DEFAULT_SESSION } from '../sessions/Sessions.js'
+import { DEFAULT_JOURNAL_BYTES } from '../sandbox/JournalBudget.js'
+import { DEFAULT_SESSION, DEFAULT_SESSION_LIMIT } from '../sessions/Sessions.js'
 import type { FirstRead, StoredSession, SessionEntry, SharedLog, Store } from '../sessions/Store.js'
 import {
   COMMAND_QUEUE_LIMIT,
@@ -14,7 +15,9 @@ import {
   type ReplicaWaits,
   StoreTimeout,
 } from './redisConnection.js'
+import { rulesTally } from './redisFaultRules.js'
 import { redisLog } from './redisLog.js'
+import { journalTally, type RequestsContext } from './redisRequests.js'
 import { allKeys, evalOf, FORGET, keyOf, SESSIONS_KEY, WORLD_KEY } from './redisScripts.js'
 
 /*
@@ -29,6 +32,20 @@ import { allKeys, evalOf, FORGET, keyOf, SESSIONS_KEY, WORLD_KEY } from './redis
 
 /** A name in `call-sandbox:sessions` whose session is gone is forgotten once it is this old (a making under way is not). */
 const FORGOTTEN_AFTER_MS = 60_000
+/** How often, at most, a server at the session limit looks for names of sessions gone (one read per name). */
+const PRUNED_EVERY_MS = 5_000
+
+/**
+ * Lists session ARGV[1] in `call-sandbox:sessions`, made at ARGV[2] (ms), unless it is new and ARGV[3] sessions are
+ * listed already: 1, or 0. In one script, so that servers making sessions at once do not pass the limit together.
+ */
+const ADMIT = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+  return 1
+end
+return 0
+`
 
 export interface RedisStoreOptions {
   /** How many replicas must have a write before it is answered (`--store-replicas`); default `auto`. */
@@ -37,7 +54,13 @@ export interface RedisStoreOptions {
   sessionTtlMs?: number
   /** How long a command waits for Redis's answer, then 503 (`--store-timeout`); default 2 s. */
   timeoutMs?: number
+  /** The bytes the fleet's journals may hold in Redis together (`--journal-bytes`); default 128 MiB. */
+  journalBytes?: number
+  /** How many named sessions the fleet keeps in Redis (`--session-limit`); default 10,000. */
+  sessionLimit?: number
 }
+
+type Limits = Pick<RedisStoreOptions, 'sessionTtlMs' | 'journalBytes' | 'sessionLimit'>
 
 /**
  * The Redis store of a fleet of servers.
@@ -51,6 +74,11 @@ export class RedisStore implements Store {
   readonly seededFrom = undefined
   readonly #connection: RedisConnection
   readonly #sessionTtlMs: number
+  readonly #journalBytes: number
+  readonly #sessionLimit: number
+  /** What the fleet's sessions hold together (see `Tally`). */
+  readonly #tallies: RequestsContext['tallies']
+  #prunedAt = Number.NEGATIVE_INFINITY
   /** This server, to tell which one holds the lease on a world's timed work. */
   readonly #id = randomUUID()
   #error: string | null = null
@@ -58,18 +86,28 @@ export class RedisStore implements Store {
   /** The journal batches gathered and not sent yet (see `sharedRequests`). */
   readonly #unsent = new Set<() => Promise<unknown>>()
 
-  private constructor(connection: RedisConnection, sessionTtlMs: number) {
+  private constructor(connection: RedisConnection, { sessionTtlMs, journalBytes, sessionLimit }: Required<Limits>) {
     this.#connection = connection
     this.#sessionTtlMs = sessionTtlMs
+    this.#journalBytes = journalBytes
+    this.#sessionLimit = sessionLimit
+    // Sessions expire at this TTL: one not reported for as long may be gone, and is asked.
+    const context = { send: (key: string, command: Command) => this.#send(key, command), ttlMs: sessionTtlMs }
+    this.#tallies = { journals: journalTally(context), rules: rulesTally(context) }
   }
 
   /** Connects; the first `read` checks that the store belongs to the world. */
-  static async open(
-    url: string,
-    { replicas = 'auto', sessionTtlMs = 0, timeoutMs }: RedisStoreOptions = {},
-  ): Promise<RedisStore> {
-    if (!Number.isSafeInteger(sessionTtlMs) || sessionTtlMs < 0) {
-      throw new TypeError(`sessionTtlMs is a whole number of ms, 0 for none; got ${sessionTtlMs}.`)
+  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const { replicas = 'auto', sessionTtlMs = 0, timeoutMs } = options
+    const { journalBytes = DEFAULT_JOURNAL_BYTES, sessionLimit = DEFAULT_SESSION_LIMIT } = options
+    for (const [name, value, least] of [
+      ['sessionTtlMs', sessionTtlMs, 0],
+      ['journalBytes', journalBytes, 1],
+      ['sessionLimit', sessionLimit, 1],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < least) {
+        throw new TypeError(`${name} is a whole number from ${least}; got ${value}.`)
+      }
     }
     if (replicas !== 'auto' && (!Number.isSafeInteger(replicas) || replicas < 0)) {
       throw new TypeError(`--store-replicas takes auto or a whole number of replicas; got ${replicas}.`)
@@ -88,7 +126,7 @@ export class RedisStore implements Store {
       },
       timeoutMs,
     )
-    store = new RedisStore(connection, sessionTtlMs)
+    store = new RedisStore(connection, { sessionTtlMs, journalBytes, sessionLimit })
     return store
   }
 
@@ -156,7 +194,7 @@ export class RedisStore implements Store {
   async append(session: string, entry: SessionEntry): Promise<void> {
     if ('created' in entry) {
       // Listed first: a server that starts in between finds the name, not yet the session, and skips it.
-      await this.#send(SESSIONS_KEY, ['ZADD', SESSIONS_KEY, String(Date.now()), session])
+      await this.#admit(session)
       const key = keyOf(session, 'session')
       const expiry = this.#sessionTtlMs > 0 ? ['PX', String(this.#sessionTtlMs)] : []
       const made = await this.#send(key, ['SET', key, JSON.stringify(entry.created), 'NX', ...expiry])
@@ -170,7 +208,24 @@ export class RedisStore implements Store {
       await this.#send(keys[0]!, ['DEL', ...keys])
       await this.#replicated(keys[0]!)
       await this.#send(SESSIONS_KEY, ['ZREM', SESSIONS_KEY, session])
+      await Promise.all([this.#tallies.journals.ended(session), this.#tallies.rules.ended(session)])
     }
+  }
+
+  /**
+   * Lists a session in `call-sandbox:sessions`, within the fleet's session limit: past it, the names of sessions
+   * gone (expired) are forgotten first, now and then; else a `SessionLimitError`.
+   */
+  async #admit(session: string): Promise<void> {
+    const admit = () =>
+      this.#send(SESSIONS_KEY, evalOf(ADMIT, [SESSIONS_KEY], [session, Date.now(), this.#sessionLimit]))
+    if ((await admit()) === 1) return
+    if (Date.now() - this.#prunedAt >= PRUNED_EVERY_MS) {
+      this.#prunedAt = Date.now()
+      await this.sessions()
+      if ((await admit()) === 1) return
+    }
+    throw new SessionLimitError(session, this.#sessionLimit, undefined)
   }
 
   /** One world's place in its session's log: what it appends and reads. */
@@ -184,6 +239,8 @@ export class RedisStore implements Store {
         unsent: this.#unsent,
         // The default session is the server's own world: it never expires.
         ttlMs: session === DEFAULT_SESSION ? 0 : this.#sessionTtlMs,
+        tallies: this.#tallies,
+        journalBytes: this.#journalBytes,
       },
       session,
     )
@@ -191,6 +248,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     await Promise.all([...this.#unsent].map((send) => send()))
+    await this.#tallies.journals.settled()
     await this.#connection.close()
   }
 

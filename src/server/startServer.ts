@@ -16,6 +16,7 @@ import { sendingOverHttp } from './sendOverHttp.js'
 import type { ReplicaWaits } from './redisConnection.js'
 import { restoreWorld } from './restoreWorld.js'
 import { parseSessionTtl } from '../sessions/expiry.js'
+import { parseJournalBytes } from '../sandbox/JournalBudget.js'
 import type { FirstRead } from '../sessions/Store.js'
 import { openStore } from './storeBackends.js'
 import { readRecordingFile, RecordingFileError, startRecording, worldOptionsOf } from './recordingFile.js'
@@ -108,9 +109,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const sandboxOptions = withRecording(given, record, world)
   // A named session's keys expire in a store by the rule its memory does (`--session-ttl`).
   const sessionTtlMs = parseSessionTtl(given.sessionTtl) ?? 0
+  // A fleet's limits hold in its store as a server's do in its memory: the journals' bytes, the sessions.
+  const limits = {
+    journalBytes: given.journalBytes === undefined ? undefined : parseJournalBytes(given.journalBytes),
+    sessionLimit: given.sessionLimit,
+  }
   const store = await openStore(
     { data, store: storeUrl },
-    { replicas: storeReplicas, sessionTtlMs, timeoutMs: storeTimeout },
+    { replicas: storeReplicas, sessionTtlMs, timeoutMs: storeTimeout, ...limits },
   )
   let sandbox: SandboxWithHandlers
   let read: FirstRead | undefined

@@ -11,6 +11,10 @@ export interface StoreOptions {
   sessionTtlMs: number
   /** How long a command to Redis waits for its answer, then 503 (`--store-timeout`). */
   timeoutMs?: number
+  /** What the journals may hold together (`--journal-bytes`): a fleet's, in its store, too. */
+  journalBytes?: number
+  /** How many named sessions may be kept (`--session-limit`): a fleet's, in its store, too. */
+  sessionLimit?: number
 }
 
 /** One kind of store: how a location of its scheme opens one. */

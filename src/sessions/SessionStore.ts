@@ -28,9 +28,12 @@ export class SessionStore {
     session.inStore = true
   }
 
-  /** A session was ended: the store forgets it. */
+  /**
+   * A session was ended: the store forgets it. A store several servers share holds a session's journal and fault
+   * rules from its first request, before it is made known there: it forgets them too.
+   */
   async ended(session: Session): Promise<void> {
-    if (this.#store && session.inStore) await this.#store.append(session.name, { ended: true })
+    if (this.#store && (session.inStore || this.#store.shared)) await this.#store.append(session.name, { ended: true })
   }
 
   /** A session expired: a store of this server alone forgets it too (see `Store.forget`). */
