@@ -72,6 +72,15 @@ end
 return false
 `
 
+/** Forgets rule ARGV[1]: `{its JSON, its hits}` as it stood, or false when there is none. */
+const REMOVE = `
+local json = redis.call('HGET', KEYS[1], 'r:' .. ARGV[1])
+if not json then return false end
+local hits = tonumber(redis.call('HGET', KEYS[1], 'hits:' .. ARGV[1]) or '0')
+redis.call('HDEL', KEYS[1], 'r:' .. ARGV[1], 'seen:' .. ARGV[1], 'hits:' .. ARGV[1])
+return {json, hits}
+`
+
 /**
  * Forgets every rule, not the settings; ARGV[1] = 1 starts the ids over too (a reset). At most 300 fields and a few.
  * Answers how many rules it forgot.
@@ -149,8 +158,11 @@ export function sharedFaultRules({ send, ttlMs }: RequestsContext, session: stri
     },
     remove: async (id) => {
       const n = /^flt_(\d+)$/.exec(id)?.[1]
-      if (n === undefined) return false
-      return Number(await send(key, ['HDEL', key, `r:${n}`, `seen:${n}`, `hits:${n}`])) > 0
+      if (n === undefined) return undefined
+      const removed = await send(key, evalOf(REMOVE, [key], [n]))
+      if (!Array.isArray(removed)) return undefined
+      const [json, hits] = removed as [string, number]
+      return ruleOf(Number(n), json, Number(hits))
     },
     clear: async (restartIds = false) => Number(await send(key, evalOf(CLEAR, [key], [restartIds ? 1 : 0]))),
     take: async ({ method, path, key: presented }, seed) => {
