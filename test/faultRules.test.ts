@@ -342,3 +342,30 @@ describe('fault rules a server holds together', () => {
     }
   })
 })
+
+describe('a removal in a fleet', () => {
+  it('answers the rule it removed, when another server replaced the one of that id just before', async () => {
+    const api = await inProcess()
+    try {
+      const book = new MemoryRuleBook()
+      const remove = book.remove.bind(book)
+      // What another server of a fleet may do between this server's reads and its removal: a reset, then a new flt_1.
+      let replaced = false
+      book.remove = async (id) => {
+        if (!replaced) {
+          replaced = true
+          await book.clear(true)
+          await book.add({ path: '/v1/leads/new', after: 0, times: 1, probability: 1, status: 500 })
+        }
+        return remove(id)
+      }
+      api.sandbox.faults.keepIn(book)
+      expect(added(await addRule(api, { path: '/v1/leads/old', status: 500 }))).toMatchObject({ id: 'flt_1' })
+      const answer = await api.request('/_sandbox/faults/flt_1', { method: 'DELETE', key: null })
+      expect(dataOf(answer)).toMatchObject({ id: 'flt_1', path: '/v1/leads/new' })
+      expect(await rulesOf(api)).toEqual([])
+    } finally {
+      await api.close()
+    }
+  })
+})

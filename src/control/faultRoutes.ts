@@ -82,8 +82,9 @@ export const faultRoutes: readonly Endpoint[] = [
     query: NoQuery,
     response: RecordEnvelope(FaultRule),
     answer: async ({ sandbox, params }) => {
-      const rule = (await sandbox.faults.list()).find(({ id }) => id === params.fault_id)
-      if (!rule || !(await sandbox.faults.remove(rule.id)))
+      // The rule as the removal found it: a list read before could show another of the same id (a fleet's reset).
+      const rule = await sandbox.faults.removed(params.fault_id)
+      if (!rule)
         throw new ApiError('not_found', `No fault rule is ${params.fault_id}. GET ${FAULTS_PATH} lists them.`, {
           param: 'fault_id',
         })

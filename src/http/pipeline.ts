@@ -1,4 +1,5 @@
 import type { ApiKey } from '../sandbox/KeyRing.js'
+import { SessionEnded } from '../sandbox/StoreLog.js'
 import { parseBody } from '../schemas/parseBody.js'
 import { readJsonObject } from './body.js'
 import { type Endpoint, type RequestContext, successStatusOf } from './Endpoint.js'
@@ -79,12 +80,14 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
   const steps = plane.steps(context)
   let endpoint: Endpoint | undefined
   let reply: Reply
+  let caughtUp = false
   try {
     if (plane.needsWorld !== false) {
       await sandbox.ready
       // With a store other servers share: what they wrote first, so that no answer is stale (a 503 when unreadable).
       await sandbox.catchUp()
     }
+    caughtUp = true
     await steps.beforeRoute?.()
 
     // Route: the path must exist, then offer the method.
@@ -136,6 +139,9 @@ export async function runEndpoint(plane: Plane, context: RequestContext): Promis
     else if (outcome.meta === false) reply = jsonReply(requestId, status, outcome.body, outcome.headers)
     else reply = respond(sandbox, requestId, status, outcome.body, outcome.headers, outcome.asOf ?? now)
   } catch (error) {
+    // Ended on another server before anything of the request was read: the name's fresh session answers it instead
+    // (see `Sessions.use`). Later (a write that lost the race to the end), a 503 to retry.
+    if (error instanceof SessionEnded && !caughtUp) throw error
     reply = await failedReply(sandbox, requestId, request, error)
   }
   // Before the plane's last steps, so that the journal keeps the Location the client gets.

@@ -3,6 +3,7 @@ import { knownScrubber, requestScrubber, type Scrubber } from '../sandbox/Scrubb
 import { ApiError } from '../schemas/ApiError.js'
 import { iso } from '../seed/iso.js'
 import { ContactExistsError, StorageUnavailableError } from '../sandbox/domainErrors.js'
+import { SessionEnded } from '../sandbox/StoreLog.js'
 import { SessionExistsError, SessionLimitError } from '../sessions/sessionErrors.js'
 import { finishReading } from './body.js'
 import { SESSION_PREFIX, SESSIONS_PATH } from './paths.js'
@@ -196,6 +197,13 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError('storage_unavailable', `${error.message} ${kept}`, {
       headers: { 'Retry-After': '1' },
     })
+  }
+  if (error instanceof SessionEnded) {
+    return new ApiError(
+      'storage_unavailable',
+      `${error.message} Nothing of this request was kept; retry: the fresh session of the name answers.`,
+      { headers: { 'Retry-After': '1' } },
+    )
   }
   if (error instanceof SessionExistsError) {
     return new ApiError(

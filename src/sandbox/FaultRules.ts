@@ -29,8 +29,11 @@ export interface FaultRuleBook {
   add(rule: FaultRuleSpec): Promise<FaultRule | undefined>
   /** The rules, oldest first, with how far each has gone. */
   list(): Promise<FaultRule[]>
-  /** Forgets one rule; false when it has none by that id. */
-  remove(id: string): Promise<boolean>
+  /**
+   * Forgets one rule: the rule as it stood when it was forgotten (another server may have replaced the one of that id
+   * a moment before, after a reset), or undefined when it has none by that id.
+   */
+  remove(id: string): Promise<FaultRule | undefined>
   /**
    * Forgets every rule; with `restartIds` (a reset) the next one is `flt_1` again, so a run repeats. Resolves with how
    * many it forgot, counted as it forgets them (a rule another server adds meanwhile is counted, or stays).
@@ -97,7 +100,12 @@ export class FaultRules {
     return this.#book.list()
   }
 
-  remove(id: string): Promise<boolean> {
+  async remove(id: string): Promise<boolean> {
+    return (await this.#book.remove(id)) !== undefined
+  }
+
+  /** Forgets one rule: the rule as it stood when it was forgotten, or undefined when there is none by that id. */
+  removed(id: string): Promise<FaultRule | undefined> {
     return this.#book.remove(id)
   }
 
@@ -219,11 +227,12 @@ export class MemoryRuleBook implements FaultRuleBook {
     return this.#rules.map(shown)
   }
 
-  async remove(id: string): Promise<boolean> {
-    const before = this.#rules.length
-    this.#rules = this.#rules.filter(({ rule }) => rule.id !== id)
-    this.#budget.held -= before - this.#rules.length
-    return this.#rules.length < before
+  async remove(id: string): Promise<FaultRule | undefined> {
+    const found = this.#rules.find(({ rule }) => rule.id === id)
+    if (!found) return undefined
+    this.#rules = this.#rules.filter((kept) => kept !== found)
+    this.#budget.held--
+    return shown(found)
   }
 
   async clear(restartIds = false): Promise<number> {

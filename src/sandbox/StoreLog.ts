@@ -30,6 +30,12 @@ export interface SharedLog {
   /** What other servers appended since this world last read or wrote the log, or undefined when nothing was. */
   since(): Promise<LogRead | undefined>
   /**
+   * Whether the last `since` found the store without the record of how the session was made (`POST
+   * /_sandbox/sessions`): the session was ended, or expired, there. The default session and one made by its first
+   * request have none until that request's write.
+   */
+  sessionGone(): boolean
+  /**
    * What of a read the world has yet to put back, asked once its turn to write has come: undefined when it holds as
    * much already (another request of this server put back as much, or more, while this one read). `whole`: the
    * entries are the whole log, from the seed or from a reset (a new generation, a log compacted past where the world
@@ -87,6 +93,16 @@ export interface SharedRequests {
 /** Entries read from a shared log: what a store's `since` found, for its own `unread` and `caughtUp`. */
 export interface LogRead {
   readonly entries: readonly LogEntry[]
+}
+
+/**
+ * The session a world belongs to was ended (or expired) in the store while this server held its world: the world was
+ * made from the ended session's options, and a request to the name is answered by a fresh session, as on every server.
+ */
+export class SessionEnded extends Error {
+  constructor() {
+    super('The session was ended on another server.')
+  }
 }
 
 /** Another server wrote to the shared log first: the write is undone, the world catches up, and it runs again. */

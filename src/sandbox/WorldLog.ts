@@ -104,16 +104,24 @@ export class WorldLog {
     // append fails, the world catches up and `move` runs again (`WriteQueue.write`), so both moves count. The log
     // keeps where the clock went, which is where it stands after both, in the order the log has them.
     let target: number | undefined
+    let offset: number | undefined
     await writes.write(
       async () => {
-        target ??= move(clock.now())
+        // As the store keeps it, from the clock's base: a running clock does not fall behind the other servers' by the
+        // time the store took.
+        if (offset !== undefined) return this.setClockOffset(offset)
+        // No store: nothing was worked out before the write.
+        target = move(clock.now())
         clock.set(target)
       },
       {
         counted: false,
+        // The clock's own setting tells the listeners, once (see `Sandbox`'s clock).
+        changed: () => false,
         kept: () => {
           target = move(clock.now())
-          return { clock: true, at: target }
+          offset = Math.round(target - this.#world.clockBase())
+          return { clock: true, offset }
         },
       },
     )
@@ -246,11 +254,7 @@ export class WorldLog {
   #entryOf(kept: Kept): LogEntry {
     const clock_offset_ms = this.clockOffset()
     if ('reset' in kept) return kept
-    if ('clock' in kept) {
-      return {
-        clock_offset_ms: kept.at === undefined ? clock_offset_ms : Math.round(kept.at - this.#world.clockBase()),
-      }
-    }
+    if ('clock' in kept) return { clock_offset_ms: kept.offset ?? clock_offset_ms }
     return { ...kept, clock_offset_ms }
   }
 }

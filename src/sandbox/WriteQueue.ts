@@ -50,10 +50,14 @@ export interface WriteOptions<T> {
 }
 
 /**
- * What a store is handed of one write: the records it wrote, or what a reset or a clock move was (`at`: the instant
- * the clock moves to, kept before the write sets it; else the clock as it stands).
+ * What a store is handed of one write: the records it wrote, or what a reset or a clock move was (`offset`: where the
+ * clock moves to, from its base as `WorldLog.clockOffset` counts, kept before the write sets it; else the clock as it
+ * stands).
  */
-export type Kept = { write: number; changes: DatabaseChanges } | { reset: SeedIdentity } | { clock: true; at?: number }
+export type Kept =
+  | { write: number; changes: DatabaseChanges }
+  | { reset: SeedIdentity }
+  | { clock: true; offset?: number }
 
 /** Where a world's writes go before they count: resolves once the store has one, rejects when it refuses. */
 export type KeepWrite = (kept: Kept) => Promise<void>

@@ -38,11 +38,16 @@ if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return {n, kept + 1, sequence(1, 'rules_seq', true)}
 `
 
-/** Forgets rule ARGV[1]: {1 or 0 (none such), how many rules the session holds, the sequence number}. */
+/**
+ * Forgets rule ARGV[1]: {its JSON as it stood or '' (none such), its hits, how many rules the session holds, the
+ * sequence number}.
+ */
 const REMOVE = `${SEQUENCE}
-local removed = redis.call('HDEL', KEYS[1], 'r:' .. ARGV[1], 'seen:' .. ARGV[1], 'hits:' .. ARGV[1])
+local json = redis.call('HGET', KEYS[1], 'r:' .. ARGV[1])
+local hits = tonumber(redis.call('HGET', KEYS[1], 'hits:' .. ARGV[1]) or '0')
+if json then redis.call('HDEL', KEYS[1], 'r:' .. ARGV[1], 'seen:' .. ARGV[1], 'hits:' .. ARGV[1]) end
 ${KEPT}
-return {removed > 0 and 1 or 0, kept, sequence(1, 'rules_seq', removed > 0)}
+return {json or '', hits, kept, sequence(1, 'rules_seq', json ~= false)}
 `
 
 /** How many rules the session holds, and a sequence number (kept while its rules are: they may have expired). */
@@ -216,10 +221,15 @@ export function sharedFaultRules(context: RequestsContext, session: string): Fau
     },
     remove: async (id) => {
       const n = /^flt_(\d+)$/.exec(id)?.[1]
-      if (n === undefined) return false
-      const [removed, held, sequence] = (await send(key, evalOf(REMOVE, [key], [n]))) as [number, number, string]
+      if (n === undefined) return undefined
+      const [json, hits, held, sequence] = (await send(key, evalOf(REMOVE, [key], [n]))) as [
+        string,
+        number,
+        number,
+        string,
+      ]
       if (counted) await rules.report([[session, Number(held), String(sequence)]])
-      return Number(removed) === 1
+      return json === '' ? undefined : ruleOf(Number(n), json, Number(hits))
     },
     clear: async (restartIds = false) => {
       const [removed, sequence] = (await send(key, evalOf(CLEAR, [key], [restartIds ? 1 : 0]))) as [number, string]

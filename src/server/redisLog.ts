@@ -60,6 +60,8 @@ export function redisLog(context: LogContext, session: string): SharedLog {
   let settingsVersion = 0
   let settingsTicket = 0
   let applySettings: (text: string) => void = () => {}
+  /** The last read found no `:session` key (see `SharedLog.sessionGone`). */
+  let gone = false
   const settingsAre = (version: number, ticket: number) => {
     // A read answered after a newer keep or read of this world is stale: the next one brings what is newer.
     if (ticket < settingsTicket) return false
@@ -111,8 +113,9 @@ export function redisLog(context: LogContext, session: string): SharedLog {
     since: async () => {
       const ticket = ++tickets
       const answer = (await run(READ, [refreshing(false), settingsVersion])) as ReadAnswer
-      const [generation, start, whole, texts, kept, keptTag, version, settings] = answer
+      const [generation, start, whole, texts, kept, keptTag, version, settings, made] = answer
       if (settings !== null && settingsAre(Number(version), ticket)) applySettings(settings)
+      gone = made !== 1
       if (!whole && texts.length === 0) return undefined
       const entries = texts.map((text) => LogEntry.parse(JSON.parse(text.slice(TAG_LENGTH))))
       const last = texts.at(-1)?.slice(0, TAG_LENGTH) ?? (whole ? keptTag : place.tag)
@@ -126,6 +129,7 @@ export function redisLog(context: LogContext, session: string): SharedLog {
       }
       return read
     },
+    sessionGone: () => gone,
     unread: (read) => {
       const { whole, entries, start, end, ticket } = read as RedisRead
       if (ticket < placed) return undefined
@@ -172,8 +176,11 @@ export function redisLog(context: LogContext, session: string): SharedLog {
   }
 }
 
-/** `READ`'s answer: where the log stands, its entries, the snapshot (a whole read), and the settings' version and JSON. */
-type ReadAnswer = [number, number, 0 | 1, string[], string | null, string, number, string | null]
+/**
+ * `READ`'s answer: where the log stands, its entries, the snapshot (a whole read), the settings' version and JSON, and
+ * whether the store knows how the session was made.
+ */
+type ReadAnswer = [number, number, 0 | 1, string[], string | null, string, number, string | null, 0 | 1]
 
 /** A snapshot as log entries: back to its seed, then one write of everything it holds. */
 function entriesOf({ clock_offset_ms, changes, ...world }: Snapshot): LogEntry[] {

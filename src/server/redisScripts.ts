@@ -85,6 +85,7 @@ end
  * `redisFaultRules.ts`) and, when it is not ARGV[5] (the one the server
  * holds), their JSON ('' for none), else false: every request reads the
  * log first, so each server applies a change from its next request on.
+ * Last, 1 when `:session` (how the session was made) is there, else 0.
  */
 export const READ = `${PLACE}
 local version = tonumber(redis.call('HGET', KEYS[8], 'settings_version') or '0')
@@ -94,10 +95,10 @@ if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[8], ARGV[4]) end
 if fits then
   local entries = {}
   if position < base + length then entries = redis.call('LRANGE', KEYS[2], position - base, -1) end
-  return {generation, position, 0, entries, false, '', version, settings}
+  return {generation, position, 0, entries, false, '', version, settings, redis.call('EXISTS', KEYS[4])}
 end
 local all = redis.call('LRANGE', KEYS[2], 0, -1)
-return {generation, base, 1, all, redis.call('GET', KEYS[3]), head[3] or '', version, settings}
+return {generation, base, 1, all, redis.call('GET', KEYS[3]), head[3] or '', version, settings, redis.call('EXISTS', KEYS[4])}
 `
 
 /**

@@ -1,4 +1,4 @@
-import type { StoreLog } from '../sandbox/StoreLog.js'
+import { SessionEnded, type StoreLog } from '../sandbox/StoreLog.js'
 import type { LogEntry } from '../schemas/snapshot.js'
 import type { Session } from './Session.js'
 import type { Store } from './Store.js'
@@ -55,12 +55,20 @@ export class SessionStore {
   world(name: string, current: () => Session | undefined): StoreLog | undefined {
     const log = this.#store?.log(name)
     if (!log) return undefined
+    const append = async (entry: LogEntry) => {
+      const session = current()
+      if (session) await this.putInStore(session)
+      await log.append(entry)
+    }
+    if (!log.shared) return { ...log, append }
     return {
       ...log,
-      append: async (entry: LogEntry) => {
-        const session = current()
-        if (session) await this.putInStore(session)
-        await log.append(entry)
+      append,
+      since: async () => {
+        const read = await log.since()
+        // Made from options of its own, which the session another server makes of the name now has not.
+        if (log.sessionGone() && current()?.options !== undefined) throw new SessionEnded()
+        return read
       },
     }
   }

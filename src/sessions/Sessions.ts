@@ -5,6 +5,7 @@ import { Sandbox } from '../sandbox/Sandbox.js'
 import { SessionExistsError, SessionLimitError } from './sessionErrors.js'
 import { Listeners } from '../sandbox/Listeners.js'
 import { restoreSnapshot, seedOptionsOf, snapshotOf } from '../sandbox/snapshot.js'
+import { SessionEnded } from '../sandbox/StoreLog.js'
 import { SessionStore } from './SessionStore.js'
 import type { Store, StoredSession } from './Store.js'
 import { DEFAULT_SESSION, SESSION_NAME_PATTERN, type CreateSessionRequest, type SessionInfo } from '../schemas/index.js'
@@ -102,16 +103,19 @@ export class Sessions {
     return SESSION_NAME_PATTERN.test(name)
   }
 
-  /**
-   * Runs `answer` with a session's world, making it or bringing it back
-   * first; while it runs, the session is not put away.
-   */
+  /** Runs `answer` with a session's world, making it or bringing it back first; while it runs, it is not put away. */
   async use<T>(name: string, answer: (world: Sandbox) => Promise<T>): Promise<T> {
     const session = this.#touch(name)
     session.requests++
     session.inFlight++
     try {
       return await answer(await this.#worldOf(session))
+    } catch (error) {
+      if (!(error instanceof SessionEnded)) throw error
+      // Ended on another server while this one held its world: gone here too, and the name's fresh session answers.
+      if (this.#sessions.get(name) === session) this.#drop(session)
+      this.#listeners.notify()
+      return this.use(name, answer)
     } finally {
       session.inFlight--
       session.lastUsedAt = Date.now()

@@ -91,6 +91,25 @@ describe.each(TOPOLOGIES)('servers over $name', (topology) => {
     expect(await allContacts(a.url)).toEqual([])
   })
 
+  it('ends a session on every server: one that held its world then serves the fresh session the others do', async () => {
+    const [a, b, c] = [await serve(), await serve(), await serve()]
+    const created = await control(a.url, '/_sandbox/sessions', { name: 'ended', seed: 7, now: '2026-12-01T09:00:00Z' })
+    expect(created.status).toBe(201)
+    expect((await get(b.url, '/sessions/ended/_sandbox/health')).body.data).toMatchObject({ seed: 7 })
+    expect((await fetch(`${a.url}/_sandbox/sessions/ended`, { method: 'DELETE', headers: AUTH })).status).toBe(200)
+    // A write to the name on the server that held the ended world, then what each server shows of it.
+    expect((await createContact(`${b.url}/sessions/ended`, '+14155550199')).status).toBe(201)
+    const shown = await Promise.all(
+      [a, b, c].map(async ({ url }) => {
+        const { seed, clock, records } = (await get(url, '/sessions/ended/_sandbox/health')).body.data
+        return { seed, clock, records }
+      }),
+    )
+    expect(shown[0]).toMatchObject({ seed: 1, clock: { now: NOW } })
+    expect(shown[1]).toEqual(shown[0])
+    expect(shown[2]).toEqual(shown[0])
+  })
+
   it('serves, from a server started later, the sessions and writes of the servers before', async () => {
     const a = await serve()
     expect((await control(a.url, '/_sandbox/sessions', { name: 'seven', seed: 7 })).status).toBe(201)

@@ -61,8 +61,11 @@ export function step(state: State, op: Op, event: Pick<Event, 'status' | 'body'>
       return expected(200, { ...next.settings })
     case 'add rule':
       return expected(201, { id: `flt_${next.made}`, path: op.path })
-    case 'remove rule':
-      return state.rules.some(({ id }) => id === op.id) ? expected(200, { id: op.id }) : expected(404, {})
+    case 'remove rule': {
+      // The rule it removed, whole: a rule of the same id made after a reset is another.
+      const removed = state.rules.find(({ id }) => id === op.id)
+      return removed ? expected(200, { ...removed }) : expected(404, {})
+    }
     case 'clear rules':
       return expected(200, { removed: state.rules.length })
     case 'contact':
