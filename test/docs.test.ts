@@ -111,7 +111,7 @@ const COPIED_FROM = [
  * (`$NAME`, `"$NAME"`, `${{ secrets.NAME }}`, `<token>`) nor a variable of the snippet's code (a made token).
  */
 const GIVEN_TOKEN =
-  /CALL_SANDBOX_ADMIN_TOKEN["']?(?:\s*[=:]\s*|\s*,\s*)(?!["']?[$<])("[^"]*"|'[^']*'|[^\s,)}]+)|--admin-token[=\s]+(?!["']?[$<])(\S+)|Bearer (?!sk_|["']?[$<])([\w-]+)/g
+  /CALL_SANDBOX_ADMIN_TOKEN["']?(?:\s*[=:]\s*|\s*,\s*)(?!["']?[$<])("[^"]*"|'[^']*'|[^\s,)}]+)|--admin-token[=\s]+(?!["']?[$<])(\S+)|Bearer (?!sk_|["']?[$<])([\w-]+)|adminToken["']?\s*:\s*(["'`][^"'`]*["'`])/g
 /** A port published on every interface of the machine: `-p 4010:4010`, `ports: ['4010:4010']`, `- "4010:4010"`. */
 const PUBLISHED_EVERYWHERE =
   /(?:^|\s)(?:-p|--publish)[=\s]+["']?\d+:\d+|ports:\s*\[\s*["']?\d+:\d+|^\s*-\s*["']?\d+:\d+["']?\s*$/m
@@ -129,6 +129,8 @@ describe('what a reader copies', () => {
       '  - "4010:4010"',
       'call-sandbox --admin-token hunter2',
       'curl -H "Authorization: Bearer dev-only"',
+      "startServer({ port: 4010, host: '0.0.0.0', adminToken: 'dev-only' })",
+      'createSandbox({ adminToken: "test-token" })',
     ]
     for (const shape of shapes) expect(problemsOf(shape), shape).not.toEqual([])
     const references = [
@@ -140,6 +142,8 @@ describe('what a reader copies', () => {
       "ports: ['127.0.0.1:4010:4010']",
       'curl -H "Authorization: Bearer $CALL_SANDBOX_ADMIN_TOKEN" -H "Authorization: Bearer sk_sandbox_all"',
       'redis-cli -p 6379',
+      "startServer({ host: '0.0.0.0', adminToken: process.env.CALL_SANDBOX_ADMIN_TOKEN })",
+      'unless its sandbox has an `adminToken`: `app.listen(4010)` listens on every interface',
     ]
     for (const reference of references) expect(problemsOf(reference), reference).toEqual([])
   })

@@ -699,6 +699,16 @@ describe('the call-sandbox program', () => {
       args: ['--proxy', 'ftp://u:hunter2pass-wxyz@h/#hunter2pass'],
       message: /http: or https: URL; got ftp:\/\/u:…wxyz@h\/#…\./,
     },
+    // A password with an @, a space or a ? in it, unencoded: hidden whole all the same.
+    {
+      args: ['--store', 'redis://u:pass@hunter2pass-wxyz@127.0.0.1:1,127.0.0.1:2/3'],
+      message: /got redis:\/\/u:…wxyz@127\.0\.0\.1:1,127\.0\.0\.1:2\/3\./,
+    },
+    {
+      args: ['--proxy', 'http://u:a hunter2pass-wxyz@api.example.com/'],
+      message: /'http:\/\/u:…wxyz@api\.example\.com\/' is invalid/,
+    },
+    { args: ['--store', 'redis://:hunter2pass?-wxyz@127.0.0.1:1/0'], message: /redis:\/\/:…wxyz@127\.0\.0\.1:1\/0/ },
   ])('refuses $args with a clear message, no stack trace, and a non-zero exit', async ({ args, message }) => {
     const cli = runCli(args)
     const { code } = await cli.exit(10_000)

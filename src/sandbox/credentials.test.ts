@@ -221,6 +221,9 @@ describe('withUserInfoShown', () => {
     ['--store redis://user:hunter2pass-long@a:1,b:2/3: no cluster', '--store redis://user:…long@a:1,b:2/3: no cluster'],
     ['two: mysql://u:short@h/db and rediss://:another-secret-xyz9@h', 'two: mysql://u:…@h/db and rediss://:…xyz9@h'],
     ['no URL at all, an @ alone: a@b', 'no URL at all, an @ alone: a@b'],
+    // A URL's user information runs to its last @, as URL parsers read it: a password may hold an @ unencoded.
+    ['got redis://u:pass@hunter2pass-wxyz@h:1/0.', 'got redis://u:…wxyz@h:1/0.'],
+    ['got http://token@hunter2pass-wxyz@h.test/', 'got http://…wxyz@h.test/'],
   ])('shows %j as %j, and the same again', (text, shown) => {
     expect(withUserInfoShown(text)).toBe(shown)
     expect(withUserInfoShown(shown)).toBe(shown)
@@ -242,6 +245,15 @@ describe('withUrlsShown', () => {
     ['--store=redis://h?token=abc', ['--store=redis://h?token=abc'], '--store=redis://h?…'],
     ['a ? alone, no URL: what?', ['http://h.test/?'], 'a ? alone, no URL: what?'],
     ['got 127.0.0.1:4010/?token=abc.', ['127.0.0.1:4010/?token=abc'], 'got 127.0.0.1:4010/?….'],
+    // A password given that no URL pattern reads whole: with a space, or a ? or # that a parser would take for a query.
+    [
+      "argument 'http://u:pa ss-hunter2pass@h.test/' is invalid",
+      ['http://u:pa ss-hunter2pass@h.test/'],
+      "argument 'http://u:…pass@h.test/' is invalid",
+    ],
+    ['got redis://:hunter2?pass-wxyz@h:1/0.', ['redis://:hunter2?pass-wxyz@h:1/0'], 'got redis://:…wxyz@h:1/0.'],
+    ['got redis://:hunter2#pass@h:1/0?db=1.', ['redis://:hunter2#pass@h:1/0?db=1'], 'got redis://:…pass@h:1/0?….'],
+    ['got https://h.test?to=a@b.test.', ['https://h.test?to=a@b.test'], 'got https://h.test?….'],
   ])('shows %j as it should', (text, given, shown) => {
     expect(withUrlsShown(text, given)).toBe(shown)
   })

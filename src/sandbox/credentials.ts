@@ -226,8 +226,11 @@ export function shownUrl(given: string, adminToken?: string): string {
   return hash === -1 ? shown : `${shown}#${shownPairs(url.slice(hash + 1), adminToken)}`
 }
 
-/** A URL's user information (`//user:password@`, or a token alone as `//token@`) anywhere in a text. */
-const USER_INFO = /\/\/([^\s/?#@:]*)(?::([^\s/?#@]*))?@/g
+/**
+ * A URL's user information (`//user:password@`, or a token alone as `//token@`) anywhere in a text: up to the last @
+ * before the host, as URL parsers read it, since a password may hold an @ unencoded.
+ */
+const USER_INFO = /\/\/([^\s/?#]*)@/g
 
 /**
  * A text with the password of every URL in it (or the user, when it is the
@@ -240,9 +243,15 @@ const USER_INFO = /\/\/([^\s/?#@:]*)(?::([^\s/?#@]*))?@/g
  */
 export function withUserInfoShown(text: string, adminToken?: string): string {
   if (!text.includes('@')) return text
-  return text.replace(USER_INFO, (_, user: string, password: string | undefined) =>
-    password === undefined ? `//${shownAgain(user, adminToken)}@` : `//${user}:${shownAgain(password, adminToken)}@`,
-  )
+  return text.replace(USER_INFO, (_, userInfo: string) => `//${shownUserInfo(userInfo, adminToken)}@`)
+}
+
+/** `user:password` with its password shown as `shownCredential` shows it, or a user alone (a token) so shown. */
+function shownUserInfo(userInfo: string, adminToken: string | undefined): string {
+  const colon = userInfo.indexOf(':')
+  return colon === -1
+    ? shownAgain(userInfo, adminToken)
+    : `${userInfo.slice(0, colon)}:${shownAgain(userInfo.slice(colon + 1), adminToken)}`
 }
 
 /** `shownCredential`, but for a credential shown already (`…` and at most 4 characters): a message shown twice reads the same. */
@@ -262,7 +271,16 @@ function shownAgain(credential: string, adminToken: string | undefined): string 
  */
 export function withUrlsShown(text: string, given: readonly string[] = []): string {
   let shown = text
-  for (const value of given) {
+  for (const each of given) {
+    // A value given is hidden whole wherever it is quoted, also a password the pattern for any message cannot tell
+    // the start of (one with a space); one with a ? or a #, which no parser reads, to the last @ before the path.
+    const userInfo = (parses(each) ? /\/\/([^/?#]*)@/ : /\/\/([^/]*)@/).exec(each)?.[1]
+    let value = each
+    if (userInfo !== undefined) {
+      const hidden = `//${shownUserInfo(userInfo, undefined)}@`
+      shown = shown.replaceAll(`//${userInfo}@`, hidden)
+      value = each.replace(`//${userInfo}@`, hidden)
+    }
     const start = value.search(/[?#]/)
     if (start !== -1 && start < value.length - 1) shown = shown.replaceAll(value.slice(start), `${value[start]}…`)
   }
@@ -273,6 +291,15 @@ export function withUrlsShown(text: string, given: readonly string[] = []): stri
     const cut = bare.search(/[?#]/)
     return cut === -1 ? url : `${bare.slice(0, cut + 1)}…${end}`
   })
+}
+
+function parses(url: string): boolean {
+  try {
+    new URL(url)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** A URL in a message: its scheme, then anything up to a space or a quote. */
