@@ -242,3 +242,42 @@ describe('servers over a Redis Cluster whose primary stalls', () => {
     )
   })
 })
+
+describe('servers over a Redis Cluster whose primary stalls and is failed over', () => {
+  let cluster: RedisCluster
+  beforeAll(async () => {
+    // A node silent for a second is failed over to its replica, within a test's time.
+    cluster = await startCluster({ primaries: 3, replicas: 1, nodeTimeoutMs: 1_000 })
+  })
+  afterEach(async () => {
+    for (const node of cluster.nodes) node.thaw()
+    await stopServers()
+  })
+  afterAll(() => cluster.stop())
+
+  it("serves that primary's sessions from its replica once the cluster promotes it, while the old one still stalls", async () => {
+    const target = await server(cluster.url)
+    const session = `${target.url}/sessions/moved`
+    expect((await createContact(session, '+14155550901')).status).toBe(201)
+    const home = await cluster.portOf('call-sandbox:{moved}:log')
+    const [replica] = await cluster.replicasOf(home)
+    const node = cluster.nodes.find(({ port }) => port === home)!
+    node.freeze()
+    try {
+      await vi.waitFor(() => expect(redisCli(replica!, 'ROLE').split('\n')[0]).toBe('master'), {
+        timeout: BOUND_MS,
+        interval: 100,
+      })
+      // The old primary still holds its connection open and answers nothing: no reconnect tells the client.
+      let sent = 0
+      await vi.waitFor(async () => expect((await createContact(session, `+1415555091${sent++}`)).status).toBe(201), {
+        timeout: BOUND_MS,
+        interval: 100,
+      })
+      const phones = (await allContacts(session)).map(({ phone }) => phone)
+      expect(phones).toContain('+14155550901')
+    } finally {
+      node.thaw()
+    }
+  })
+})
