@@ -114,6 +114,13 @@ export async function connectRedis(
     await answered(cluster.connect(), opening)
   } catch (error) {
     cluster.destroy()
+    // The client connects to every primary before it answers: one that takes the connection and answers nothing
+    // (stopped, or cut off) holds the start, however many others answered.
+    if (error instanceof StoreTimeout) {
+      throw new Error(
+        `--store ${url}: a node of the Redis Cluster took the connection and did not answer within ${opening} ms (stopped, or the network to it cut); a server starts once every primary answers.`,
+      )
+    }
     throw new Error(`--store ${url}: no Redis Cluster answered there (${(error as Error).message}).`)
   }
   const waits = replicaWaits(replicas)

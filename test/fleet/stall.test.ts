@@ -241,6 +241,25 @@ describe('servers over a Redis Cluster whose primary stalls', () => {
       expect.arrayContaining(['+14155550802', '+14155550804']),
     )
   })
+
+  it('stops a start while a primary stalls, saying so (not that no cluster answered)', async () => {
+    const [root, , stalled] = cluster.nodes
+    stalled!.freeze()
+    try {
+      const started = timed(
+        'a start',
+        server(`redis://127.0.0.1:${root!.port}`, { storeTimeout: 500 }).then(
+          () => ({ error: '' }),
+          (error: Error) => ({ error: error.message }),
+        ),
+      )
+      const { error } = await started
+      expect(error).toMatch(/a node of the Redis Cluster took the connection and did not answer within 2500 ms/)
+      expect(error).not.toMatch(/no Redis Cluster answered/)
+    } finally {
+      stalled!.thaw()
+    }
+  })
 })
 
 describe('servers over a Redis Cluster whose primary stalls and is failed over', () => {
