@@ -193,7 +193,9 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof StorageUnavailableError) {
     const kept = error.unanswered
       ? 'A write it was sent may still be kept once it answers: read before you send a write again.'
-      : 'Nothing of it was kept; retry.'
+      : error.unreplicated
+        ? 'It shows in later answers unless its primary is lost first: read before you send it again.'
+        : 'Nothing of it was kept; retry.'
     return new ApiError('storage_unavailable', `${error.message} ${kept}`, {
       headers: { 'Retry-After': '1' },
     })

@@ -22,7 +22,9 @@ export class ContactExistsError extends Error {
  * reach): the write was undone in memory (503 `storage_unavailable`, with
  * `Retry-After`); the next write tries again. `unanswered`: the store did not
  * answer in time, and may still keep what it was sent (once): the next read
- * of the log brings it.
+ * of the log brings it. `unreplicated`: the store took the write, and its
+ * replicas did not confirm it (`--store-replicas`): kept, unless its primary
+ * is lost before they have it.
  */
 export class StorageUnavailableError extends Error {
   readonly code = 'storage_unavailable'
@@ -32,7 +34,14 @@ export class StorageUnavailableError extends Error {
     readonly store: string,
     readonly reason: string,
     readonly unanswered = false,
+    readonly unreplicated = false,
   ) {
-    super(unanswered ? `${store} ${reason}.` : `${store} did not take the write (${reason}).`)
+    super(
+      unanswered
+        ? `${store} ${reason}.`
+        : unreplicated
+          ? `${store} took the write, but ${reason}.`
+          : `${store} did not take the write (${reason}).`,
+    )
   }
 }

@@ -114,16 +114,27 @@ export async function connectRedis(
     await answered(cluster.connect(), opening)
   } catch (error) {
     cluster.destroy()
+    // The client connects to every primary before it answers: one that takes the connection and answers nothing
+    // (stopped, or cut off) holds the start, however many others answered.
+    if (error instanceof StoreTimeout) {
+      throw new Error(
+        `--store ${url}: a node of the Redis Cluster took the connection and did not answer within ${opening} ms (stopped, or the network to it cut); a server starts once every primary answers.`,
+      )
+    }
     throw new Error(`--store ${url}: no Redis Cluster answered there (${(error as Error).message}).`)
   }
   const waits = replicaWaits(replicas)
+  const followed = followingFailovers(cluster, timeoutMs)
   return {
     where: `Redis Cluster at ${hosts.join(',')}`,
-    send: (key, command) => answered(cluster.sendCommand(key, false, command), timeoutMs),
+    send: (key, command) => followed(key, answered(cluster.sendCommand(key, false, command), timeoutMs)),
     replicated: (key) =>
-      answered(
-        cluster.getNodeClientForKey(key).then((node) => waits(node)),
-        REPLICA_WAIT_MS + timeoutMs,
+      followed(
+        key,
+        answered(
+          cluster.getNodeClientForKey(key).then((node) => waits(node)),
+          REPLICA_WAIT_MS + timeoutMs,
+        ),
       ),
     close: () => answered(cluster.close(), timeoutMs).catch(() => cluster.destroy()),
   }
@@ -139,6 +150,40 @@ const CONNECTION = {
     connectTimeout: CONNECT_TIMEOUT_MS,
     reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1_000),
   },
+}
+
+/** How often, at most, the cluster's slots are read again because a primary did not answer in time. */
+const SLOTS_REREAD_MS = 1_000
+
+/**
+ * A command's answer, and when Redis did not give it in time, the cluster's slots read again from its other nodes.
+ * A primary that stalls (stopped, or cut off without a reset) keeps its connection open, so the client never
+ * reconnects and never reads the slots again on its own: once the cluster fails the primary over, its sessions
+ * would go on being sent to it, and answered 503, for as long as it stalls, their new primary unused.
+ */
+function followingFailovers(
+  cluster: {
+    getNodeClientForKey(key: string): Promise<unknown>
+    readonly masters: ReadonlyArray<{ client?: unknown; address: string }>
+    readonly _slots: { rediscover(startWith: undefined, excluded: ReadonlySet<string>): Promise<void> }
+  },
+  timeoutMs: number,
+): <T>(key: string, answer: Promise<T>) => Promise<T> {
+  let readAt = Number.NEGATIVE_INFINITY
+  const reread = async (key: string) => {
+    if (performance.now() - readAt < SLOTS_REREAD_MS) return
+    readAt = performance.now()
+    const client = await cluster.getNodeClientForKey(key)
+    const stalled = cluster.masters.find((node) => node.client === client)?.address
+    // Not from the stalled node itself: its answer would never come, and no other read could start meanwhile.
+    // `_slots.rediscover` is the client's own, the one it runs after a reconnect (there is no public one).
+    await answered(cluster._slots.rediscover(undefined, new Set(stalled ? [stalled] : [])), timeoutMs)
+  }
+  return (key, answer) =>
+    answer.catch((error: unknown) => {
+      if (error instanceof StoreTimeout) reread(key).catch(() => undefined)
+      throw error
+    })
 }
 
 /** The URL of each node `--store` names: `redis://a:1,b:2/0` is `redis://a:1/0` and `redis://b:2/0`. */

@@ -259,14 +259,15 @@ export class RedisStore implements Store {
 
   /** Waits for the replicas a write needs (see `RedisConnection.replicated` and `#command`). */
   #replicated(key: string): Promise<void> {
-    return this.#command(() => this.#connection.replicated(key))
+    // Asked after the write was taken: whatever fails here, Redis has the write.
+    return this.#command(() => this.#connection.replicated(key), true)
   }
 
   /**
    * Runs a command: a failure is a `StorageUnavailableError`, and health says so until one goes through. One Redis did
    * not answer in time may still run later: what it wrote may be kept (the next read of the log brings it).
    */
-  async #command<T>(command: () => Promise<T>): Promise<T> {
+  async #command<T>(command: () => Promise<T>, afterWrite = false): Promise<T> {
     try {
       const answer = await command()
       this.#error = null
@@ -278,7 +279,13 @@ export class RedisStore implements Store {
       const { message } = error as Error
       // The client's words when `COMMAND_QUEUE_LIMIT` commands wait (Redis stalls under load): this one was not sent.
       const reason = message === 'The queue is full' ? `${COMMAND_QUEUE_LIMIT} commands wait for its answer` : message
-      throw new StorageUnavailableError(this.#connection.where, reason || 'no answer', error instanceof StoreTimeout)
+      const unanswered = error instanceof StoreTimeout
+      throw new StorageUnavailableError(
+        this.#connection.where,
+        reason || 'no answer',
+        unanswered,
+        afterWrite && !unanswered,
+      )
     }
   }
 

@@ -138,11 +138,11 @@ describe('servers over one Redis node that stalls', () => {
     const connection = await connectRedis(redis.url, 0, { failed: () => undefined, ready: () => undefined }, 60_000)
     redis.freeze()
     try {
-      const waiting = Array.from({ length: COMMAND_QUEUE_LIMIT }, () => connection.send('k', ['PING']))
+      const waiting = Array.from({ length: COMMAND_QUEUE_LIMIT }, (_, i) => connection.send('k', ['ECHO', `${i}`]))
       await expect(timed('one more', connection.send('k', ['PING']))).rejects.toThrow('The queue is full')
       redis.thaw()
-      // The ones that waited are answered once Redis goes on, each its own answer.
-      expect(new Set(await Promise.all(waiting))).toEqual(new Set(['PONG']))
+      // The ones that waited are answered once Redis goes on, each its own answer (not its neighbour's).
+      expect(await Promise.all(waiting)).toEqual(Array.from({ length: COMMAND_QUEUE_LIMIT }, (_, i) => `${i}`))
     } finally {
       redis.thaw()
       await connection.close()
@@ -240,5 +240,63 @@ describe('servers over a Redis Cluster whose primary stalls', () => {
     expect((await allContacts(b.url, `/sessions/${other}`)).map(({ phone }) => phone)).toEqual(
       expect.arrayContaining(['+14155550802', '+14155550804']),
     )
+  })
+
+  it('stops a start while a primary stalls, saying so (not that no cluster answered)', async () => {
+    const [root, , stalled] = cluster.nodes
+    stalled!.freeze()
+    try {
+      const started = timed(
+        'a start',
+        server(`redis://127.0.0.1:${root!.port}`, { storeTimeout: 500 }).then(
+          () => ({ error: '' }),
+          (error: Error) => ({ error: error.message }),
+        ),
+      )
+      const { error } = await started
+      expect(error).toMatch(/a node of the Redis Cluster took the connection and did not answer within 2500 ms/)
+      expect(error).not.toMatch(/no Redis Cluster answered/)
+    } finally {
+      stalled!.thaw()
+    }
+  })
+})
+
+describe('servers over a Redis Cluster whose primary stalls and is failed over', () => {
+  let cluster: RedisCluster
+  beforeAll(async () => {
+    // A node silent for a second is failed over to its replica, within a test's time.
+    cluster = await startCluster({ primaries: 3, replicas: 1, nodeTimeoutMs: 1_000 })
+  })
+  afterEach(async () => {
+    for (const node of cluster.nodes) node.thaw()
+    await stopServers()
+  })
+  afterAll(() => cluster.stop())
+
+  it("serves that primary's sessions from its replica once the cluster promotes it, while the old one still stalls", async () => {
+    const target = await server(cluster.url)
+    const session = `${target.url}/sessions/moved`
+    expect((await createContact(session, '+14155550901')).status).toBe(201)
+    const home = await cluster.portOf('call-sandbox:{moved}:log')
+    const [replica] = await cluster.replicasOf(home)
+    const node = cluster.nodes.find(({ port }) => port === home)!
+    node.freeze()
+    try {
+      await vi.waitFor(() => expect(redisCli(replica!, 'ROLE').split('\n')[0]).toBe('master'), {
+        timeout: BOUND_MS,
+        interval: 100,
+      })
+      // The old primary still holds its connection open and answers nothing: no reconnect tells the client.
+      let sent = 0
+      await vi.waitFor(async () => expect((await createContact(session, `+1415555091${sent++}`)).status).toBe(201), {
+        timeout: BOUND_MS,
+        interval: 100,
+      })
+      const phones = (await allContacts(session)).map(({ phone }) => phone)
+      expect(phones).toContain('+14155550901')
+    } finally {
+      node.thaw()
+    }
   })
 })
