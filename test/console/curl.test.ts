@@ -79,6 +79,9 @@ function pasteAndCheck(shell: Shell, name: string, entry: JournalEntry) {
     stderr: '',
   })
   expect(command, context).not.toMatch(UNSHOWN)
+  // A terminal read by the line keeps at most 4,095 bytes of a line on Linux, and 1,024 (MAX_CANON) on macOS.
+  const longest = Math.max(...command.split('\n').map((line) => Buffer.byteLength(line)))
+  expect(longest, context).toBeLessThanOrEqual(1024)
 }
 
 /** Requests a hostile client can have journaled, each part in turn. */
@@ -144,6 +147,17 @@ const TABLE: [string, Parts][] = [
     { path: '/a\n^b^c', headers: { 'x-a': '\u0001' }, body: `{\n^b^c\n^${PWN}^\n}` },
   ],
   ['the same in a body with a control character', { body: `{\n^b^c\n^${PWN}^\n}\u0001` }],
+  [
+    "a header longer than a terminal's line, then one its lost closing quote would leave outside quotes",
+    { headers: { 'x-long': 'A'.repeat(5000), 'x-b': `; ${PWN}; echo '` } },
+  ],
+  [
+    "a path longer than a terminal's line, then a body its lost quote would run",
+    { path: `/${'a'.repeat(5000)}`, body: `;${PWN};#` },
+  ],
+  ['a body of quotes, each written outside the quotes, longer than a line', { body: "'".repeat(4096) }],
+  ['a body of control characters, each written in octal, longer than a line', { body: '\u0001'.repeat(4096) }],
+  ['long text beyond ASCII in a header and a body', { headers: { 'x-l1': 'é'.repeat(3000) }, body: '😀'.repeat(1024) }],
 ]
 
 /** mulberry32: a small seeded generator, so that a failing run can be run again. */

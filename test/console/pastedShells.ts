@@ -39,6 +39,15 @@ export const SHELLS = [
   { name: 'sh -i (dash)', path: '/bin/sh', debian: 'dash', args: () => ['-i'], stdin: true },
   { name: 'fish -c', path: '/usr/bin/fish', debian: 'fish', args: (line: string) => ['--no-config', '-c', line] },
   { name: 'fish (stdin)', path: '/usr/bin/fish', debian: 'fish', args: () => ['--no-config'], stdin: true },
+  // On a terminal, dash has no line editor: the terminal's line discipline reads each line for it, and keeps 4,095
+  // bytes of a longer one (its closing quote too). util-linux's script gives the shell a terminal and types the paste.
+  {
+    name: 'sh -i on a terminal (dash)',
+    path: '/usr/bin/script',
+    debian: 'bsdutils',
+    args: () => ['--quiet', '--return', '--command', '/bin/sh -i', '/dev/null'],
+    stdin: true,
+  },
 ] as const
 
 export type Shell = (typeof SHELLS)[number]
