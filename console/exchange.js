@@ -177,6 +177,9 @@ export function curlOf(entry, base) {
   }
   const body = entry.request?.body
   if (!body) return lines.join(' \\\n  ')
+  // curl sends a body without a type as a form (application/x-www-form-urlencoded); with `Content-Type:`, untyped.
+  const named = Object.keys(entry.request?.headers ?? {}).map((name) => name.toLowerCase())
+  if (!named.includes('content-type')) lines.push("-H 'Content-Type:'")
   if (!UNSHOWN.test(body)) return [...lines, `--data-raw ${quoted(body)}`].join(' \\\n  ')
   return `${printfOf(body)} | ${[...lines, '--data-binary @-'].join(' \\\n  ')}`
 }

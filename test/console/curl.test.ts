@@ -141,6 +141,8 @@ const TABLE: [string, Parts][] = [
     { headers: { 'x-empty': '', host: 'h', 'content-length': '9' } },
   ],
   ['a path with brackets, not one request per value of a range', { path: '/v1/calls/[1-99999999]' }],
+  ['a body sent without a Content-Type, which curl would send as a form', { body: '{"name":"Zoë"}' }],
+  ['a body sent with an empty Content-Type', { headers: { 'Content-Type': '' }, body: 'a=1' }],
   ['a method that ends with a newline', { method: 'POST\n' }],
   [
     "history's ^old^new first on a line, which an interactive bash reads even inside quotes",

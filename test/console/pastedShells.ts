@@ -144,23 +144,32 @@ export function pasteBench(apiKey: string) {
 
 /**
  * curl's reading of its words, as far as a copied command uses them: `-X`, `-H` (`name: value`, whitespace after the
- * colon skipped; `name;` for an empty value), the URL, `--data-raw` and `--data-binary @-` (the bytes on stdin).
+ * colon skipped; `name;` for an empty value), the URL, `--data-raw` and `--data-binary @-` (the bytes on stdin), and
+ * the Content-Type curl adds to a body when it is given none.
  */
 function sentOf(args: Buffer, stdin: Buffer | undefined): Sent {
   const words = args.toString('latin1').split('\0').slice(0, -1)
   const sent: Sent = { globoff: false, method: undefined, url: undefined, headers: [], body: undefined, unknown: [] }
+  let typed = false
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!
     if (word === '--globoff') sent.globoff = true
     else if (word === '-X') sent.method = words[++at]
-    else if (word === '-H') sent.headers.push(headerOf(words[++at]!))
-    else if (word === '--data-raw') sent.body = words[++at]
+    else if (word === '-H') {
+      const [name, value] = headerOf(words[++at]!)
+      const type = name.toLowerCase() === 'content-type'
+      typed ||= type
+      // `Content-Type:` with nothing after it: curl sends no type, not even its own.
+      if (!type || value !== '(left out by curl)') sent.headers.push([name, value])
+    } else if (word === '--data-raw') sent.body = words[++at]
     else if (word === '--data-binary' && words[at + 1] === '@-') {
       at++
       sent.body = stdin?.toString('latin1')
     } else if (!word.startsWith('-') && sent.url === undefined) sent.url = word
     else sent.unknown.push(word)
   }
+  // A body and no type: curl sends it as a form.
+  if (sent.body !== undefined && !typed) sent.headers.push(['Content-Type', 'application/x-www-form-urlencoded'])
   return sent
 }
 
