@@ -195,6 +195,8 @@ const PIECES = [
   ...['!$', '^', '|', '&', '>pwned', '#', ' ', '*', '[a]', '{a,b}', '~', '=', '%s', '$API_KEY', `\${IFS}`, '@-', '-H'],
   ...['\n', '\r', '\t', '\u0000', '\u0001', '\u0003', '\u001b[2K', '\u007f', '\u0085', '\u009b', '\u00ad', '\u200b'],
   ...['\u200f', '\u202e', '\u2066', '\u2069', '\u2028', '\ufeff', '\ud800', 'é', '日本', '😀', 'e\u0301', '…', 'a1'],
+  // Longer than a line of the command: it breaks them, in quotes, outside them and in a printf format.
+  ...['a'.repeat(290), "'".repeat(150), '\u0001'.repeat(80), 'é'.repeat(150)],
 ]
 
 function fuzzed(next: () => number): JournalEntry {
