@@ -165,7 +165,10 @@ function withoutNul(text, part) {
 export function curlOf(entry, base) {
   const url = base + entry.path + queryText(entry.query, encodeURIComponent)
   // --globoff: a journaled path keeps its brackets, and curl would make `[1-99999999]` that many requests.
-  const lines = [`curl --globoff -X ${word(withoutNul(entry.method, 'method'))} ${quoted(withoutNul(url, 'URL'))}`]
+  const body = entry.request?.body
+  // With `-X HEAD` curl waits for the body a GET's answer would have, then fails; `--head` cannot send a body.
+  const method = entry.method === 'HEAD' && !body ? '--head' : `-X ${word(withoutNul(entry.method, 'method'))}`
+  const lines = [`curl --globoff ${method} ${quoted(withoutNul(url, 'URL'))}`]
   for (const [name, values] of Object.entries(entry.request?.headers ?? {})) {
     if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue
     for (const value of withoutNul(values, `header ${name}`).split('\n')) {
@@ -175,7 +178,6 @@ export function curlOf(entry, base) {
       lines.push(`-H ${quoted(header, headerEncoding(header))}${key}`)
     }
   }
-  const body = entry.request?.body
   if (!body) return lines.join(' \\\n  ')
   // curl sends a body without a type as a form (application/x-www-form-urlencoded); with `Content-Type:`, untyped.
   const named = Object.keys(entry.request?.headers ?? {}).map((name) => name.toLowerCase())

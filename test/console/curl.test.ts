@@ -144,6 +144,8 @@ const TABLE: [string, Parts][] = [
   ['a body sent without a Content-Type, which curl would send as a form', { body: '{"name":"Zoë"}' }],
   ['a body sent with an empty Content-Type', { headers: { 'Content-Type': '' }, body: 'a=1' }],
   ['a method that ends with a newline', { method: 'POST\n' }],
+  ['HEAD, which curl sends with --head', { method: 'HEAD', headers: { accept: '*/*' } }],
+  ['head in lower case, another method', { method: 'head' }],
   [
     "history's ^old^new first on a line, which an interactive bash reads even inside quotes",
     { path: '/a\n^b^c', headers: { 'x-a': '\u0001' }, body: `{\n^b^c\n^${PWN}^\n}` },

@@ -143,7 +143,7 @@ export function pasteBench(apiKey: string) {
 }
 
 /**
- * curl's reading of its words, as far as a copied command uses them: `-X`, `-H` (`name: value`, whitespace after the
+ * curl's reading of its words, as far as a copied command uses them: `-X`, `--head`, `-H` (`name: value`, whitespace after the
  * colon skipped; `name;` for an empty value), the URL, `--data-raw` and `--data-binary @-` (the bytes on stdin), and
  * the Content-Type curl adds to a body when it is given none.
  */
@@ -154,7 +154,11 @@ function sentOf(args: Buffer, stdin: Buffer | undefined): Sent {
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!
     if (word === '--globoff') sent.globoff = true
-    else if (word === '-X') sent.method = words[++at]
+    else if (word === '-X') {
+      sent.method = words[++at]
+      // curl then reads the answer as a GET's: it waits for a body that a HEAD's answer never has.
+      if (sent.method === 'HEAD') sent.unknown.push('-X HEAD, where curl waits for a body')
+    } else if (word === '--head') sent.method = 'HEAD'
     else if (word === '-H') {
       const [name, value] = headerOf(words[++at]!)
       const type = name.toLowerCase() === 'content-type'
