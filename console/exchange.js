@@ -63,10 +63,55 @@ const headerEncoding = (/** @type {string} */ header) => (/[\u0100-\uffff]/.test
  */
 function printfOf(text, encoding = utf8) {
   const escaped = encoding === utf8 ? NOT_IN_A_FORMAT : new RegExp(`${NOT_IN_A_FORMAT.source}|[\\u0080-\\u00ff]`, 'gu')
-  const format = text.replace(escaped, (run) =>
-    run === '%' ? '%%' : Array.from(encoding(run), (byte) => `\\${byte.toString(8).padStart(3, '0')}`).join(''),
-  )
-  return `printf '${format}'`
+  /** @type {string[]} */
+  const units = []
+  let done = 0
+  for (const { 0: run, index } of text.matchAll(escaped)) {
+    units.push(...text.slice(done, index))
+    if (run === '%') units.push('%%')
+    else units.push(...Array.from(encoding(run), (byte) => `\\${byte.toString(8).padStart(3, '0')}`))
+    done = index + run.length
+  }
+  units.push(...text.slice(done))
+  return `printf ${lined([units])}`
+}
+
+/**
+ * The most bytes of one word on a line. A terminal that reads a line for the shell (dash has no line editor of its
+ * own) keeps 4,095 bytes of it on Linux, 1,024 on macOS, and drops the rest, closing quote and all: the quoted text
+ * of the lines after would then run. A line holds at most three words' stretches (`printf '…' | curl … -X method
+ * 'URL' \`), so under 1,000 bytes.
+ */
+const STRETCH = 300
+
+/**
+ * A word's pieces, a string to go outside quotes as it is (`\'`), an array of units (a character, `\011`, `%%`) to go
+ * in single quotes, with a line break wherever a line of the word would pass STRETCH bytes: a backslash and a
+ * newline, which the four shells drop outside quotes (`'ab'\⏎'cd'` is `abcd`); in a quoted run, after closing it.
+ * A unit is never cut.
+ * @param {Array<string | string[]>} pieces
+ */
+function lined(pieces) {
+  let word = ''
+  let used = 0
+  /** @param {string} text @param {boolean} inQuotes @param {number} after bytes that must still fit on its line */
+  const put = (text, inQuotes, after) => {
+    if (used > 0 && used + utf8(text).length + after > STRETCH) {
+      word += inQuotes ? "'\\\n'" : '\\\n'
+      used = inQuotes ? 1 : 0
+    }
+    word += text
+    used = text === '\n' ? 0 : used + utf8(text).length
+  }
+  for (const piece of pieces) {
+    if (typeof piece === 'string') put(piece, false, 0)
+    else {
+      put("'", false, 2)
+      for (const unit of piece) put(unit, true, 1)
+      put("'", true, 0)
+    }
+  }
+  return word
 }
 
 /**
@@ -88,7 +133,8 @@ function quoted(text, encoding = utf8) {
   }
   if (text === '') return "''"
   // A `^` first on a line goes outside the quotes too: an interactive bash reads it as `^old^new` even inside them.
-  return text.replace(/(?:[^'\\^]|(?<!\n)\^)+|['\\^]/g, (run) => (/^['\\^]$/.test(run) ? `\\${run}` : `'${run}'`))
+  const runs = text.match(/(?:[^'\\^]|(?<!\n)\^)+|['\\^]/g) ?? []
+  return lined(runs.map((run) => (/^['\\^]$/.test(run) ? `\\${run}` : Array.from(run))))
 }
 
 /** A plain word (an HTTP method) as it is; anything else quoted. @param {string} text */
@@ -119,7 +165,10 @@ function withoutNul(text, part) {
 export function curlOf(entry, base) {
   const url = base + entry.path + queryText(entry.query, encodeURIComponent)
   // --globoff: a journaled path keeps its brackets, and curl would make `[1-99999999]` that many requests.
-  const lines = [`curl --globoff -X ${word(withoutNul(entry.method, 'method'))} ${quoted(withoutNul(url, 'URL'))}`]
+  const body = entry.request?.body
+  // With `-X HEAD` curl waits for the body a GET's answer would have, then fails; `--head` cannot send a body.
+  const method = entry.method === 'HEAD' && !body ? '--head' : `-X ${word(withoutNul(entry.method, 'method'))}`
+  const lines = [`curl --globoff ${method} ${quoted(withoutNul(url, 'URL'))}`]
   for (const [name, values] of Object.entries(entry.request?.headers ?? {})) {
     if (SET_BY_THE_CLIENT.has(name.toLowerCase())) continue
     for (const value of withoutNul(values, `header ${name}`).split('\n')) {
@@ -129,8 +178,10 @@ export function curlOf(entry, base) {
       lines.push(`-H ${quoted(header, headerEncoding(header))}${key}`)
     }
   }
-  const body = entry.request?.body
   if (!body) return lines.join(' \\\n  ')
+  // curl sends a body without a type as a form (application/x-www-form-urlencoded); with `Content-Type:`, untyped.
+  const named = Object.keys(entry.request?.headers ?? {}).map((name) => name.toLowerCase())
+  if (!named.includes('content-type')) lines.push("-H 'Content-Type:'")
   if (!UNSHOWN.test(body)) return [...lines, `--data-raw ${quoted(body)}`].join(' \\\n  ')
   return `${printfOf(body)} | ${[...lines, '--data-binary @-'].join(' \\\n  ')}`
 }

@@ -79,6 +79,9 @@ function pasteAndCheck(shell: Shell, name: string, entry: JournalEntry) {
     stderr: '',
   })
   expect(command, context).not.toMatch(UNSHOWN)
+  // A terminal read by the line keeps at most 4,095 bytes of a line on Linux, and 1,024 (MAX_CANON) on macOS.
+  const longest = Math.max(...command.split('\n').map((line) => Buffer.byteLength(line)))
+  expect(longest, context).toBeLessThanOrEqual(1024)
 }
 
 /** Requests a hostile client can have journaled, each part in turn. */
@@ -138,12 +141,27 @@ const TABLE: [string, Parts][] = [
     { headers: { 'x-empty': '', host: 'h', 'content-length': '9' } },
   ],
   ['a path with brackets, not one request per value of a range', { path: '/v1/calls/[1-99999999]' }],
+  ['a body sent without a Content-Type, which curl would send as a form', { body: '{"name":"Zoë"}' }],
+  ['a body sent with an empty Content-Type', { headers: { 'Content-Type': '' }, body: 'a=1' }],
   ['a method that ends with a newline', { method: 'POST\n' }],
+  ['HEAD, which curl sends with --head', { method: 'HEAD', headers: { accept: '*/*' } }],
+  ['head in lower case, another method', { method: 'head' }],
   [
     "history's ^old^new first on a line, which an interactive bash reads even inside quotes",
     { path: '/a\n^b^c', headers: { 'x-a': '\u0001' }, body: `{\n^b^c\n^${PWN}^\n}` },
   ],
   ['the same in a body with a control character', { body: `{\n^b^c\n^${PWN}^\n}\u0001` }],
+  [
+    "a header longer than a terminal's line, then one its lost closing quote would leave outside quotes",
+    { headers: { 'x-long': 'A'.repeat(5000), 'x-b': `; ${PWN}; echo '` } },
+  ],
+  [
+    "a path longer than a terminal's line, then a body its lost quote would run",
+    { path: `/${'a'.repeat(5000)}`, body: `;${PWN};#` },
+  ],
+  ['a body of quotes, each written outside the quotes, longer than a line', { body: "'".repeat(4096) }],
+  ['a body of control characters, each written in octal, longer than a line', { body: '\u0001'.repeat(4096) }],
+  ['long text beyond ASCII in a header and a body', { headers: { 'x-l1': 'é'.repeat(3000) }, body: '😀'.repeat(1024) }],
 ]
 
 /** mulberry32: a small seeded generator, so that a failing run can be run again. */
@@ -179,6 +197,8 @@ const PIECES = [
   ...['!$', '^', '|', '&', '>pwned', '#', ' ', '*', '[a]', '{a,b}', '~', '=', '%s', '$API_KEY', `\${IFS}`, '@-', '-H'],
   ...['\n', '\r', '\t', '\u0000', '\u0001', '\u0003', '\u001b[2K', '\u007f', '\u0085', '\u009b', '\u00ad', '\u200b'],
   ...['\u200f', '\u202e', '\u2066', '\u2069', '\u2028', '\ufeff', '\ud800', 'é', '日本', '😀', 'e\u0301', '…', 'a1'],
+  // Longer than a line of the command: it breaks them, in quotes, outside them and in a printf format.
+  ...['a'.repeat(290), "'".repeat(150), '\u0001'.repeat(80), 'é'.repeat(150)],
 ]
 
 function fuzzed(next: () => number): JournalEntry {

@@ -39,6 +39,15 @@ export const SHELLS = [
   { name: 'sh -i (dash)', path: '/bin/sh', debian: 'dash', args: () => ['-i'], stdin: true },
   { name: 'fish -c', path: '/usr/bin/fish', debian: 'fish', args: (line: string) => ['--no-config', '-c', line] },
   { name: 'fish (stdin)', path: '/usr/bin/fish', debian: 'fish', args: () => ['--no-config'], stdin: true },
+  // On a terminal, dash has no line editor: the terminal's line discipline reads each line for it, and keeps 4,095
+  // bytes of a longer one (its closing quote too). util-linux's script gives the shell a terminal and types the paste.
+  {
+    name: 'sh -i on a terminal (dash)',
+    path: '/usr/bin/script',
+    debian: 'bsdutils',
+    args: () => ['--quiet', '--return', '--command', '/bin/sh -i', '/dev/null'],
+    stdin: true,
+  },
 ] as const
 
 export type Shell = (typeof SHELLS)[number]
@@ -134,24 +143,37 @@ export function pasteBench(apiKey: string) {
 }
 
 /**
- * curl's reading of its words, as far as a copied command uses them: `-X`, `-H` (`name: value`, whitespace after the
- * colon skipped; `name;` for an empty value), the URL, `--data-raw` and `--data-binary @-` (the bytes on stdin).
+ * curl's reading of its words, as far as a copied command uses them: `-X`, `--head`, `-H` (`name: value`, whitespace after the
+ * colon skipped; `name;` for an empty value), the URL, `--data-raw` and `--data-binary @-` (the bytes on stdin), and
+ * the Content-Type curl adds to a body when it is given none.
  */
 function sentOf(args: Buffer, stdin: Buffer | undefined): Sent {
   const words = args.toString('latin1').split('\0').slice(0, -1)
   const sent: Sent = { globoff: false, method: undefined, url: undefined, headers: [], body: undefined, unknown: [] }
+  let typed = false
   for (let at = 0; at < words.length; at++) {
     const word = words[at]!
     if (word === '--globoff') sent.globoff = true
-    else if (word === '-X') sent.method = words[++at]
-    else if (word === '-H') sent.headers.push(headerOf(words[++at]!))
-    else if (word === '--data-raw') sent.body = words[++at]
+    else if (word === '-X') {
+      sent.method = words[++at]
+      // curl then reads the answer as a GET's: it waits for a body that a HEAD's answer never has.
+      if (sent.method === 'HEAD') sent.unknown.push('-X HEAD, where curl waits for a body')
+    } else if (word === '--head') sent.method = 'HEAD'
+    else if (word === '-H') {
+      const [name, value] = headerOf(words[++at]!)
+      const type = name.toLowerCase() === 'content-type'
+      typed ||= type
+      // `Content-Type:` with nothing after it: curl sends no type, not even its own.
+      if (!type || value !== '(left out by curl)') sent.headers.push([name, value])
+    } else if (word === '--data-raw') sent.body = words[++at]
     else if (word === '--data-binary' && words[at + 1] === '@-') {
       at++
       sent.body = stdin?.toString('latin1')
     } else if (!word.startsWith('-') && sent.url === undefined) sent.url = word
     else sent.unknown.push(word)
   }
+  // A body and no type: curl sends it as a form.
+  if (sent.body !== undefined && !typed) sent.headers.push(['Content-Type', 'application/x-www-form-urlencoded'])
   return sent
 }
 
