@@ -48,9 +48,9 @@ export function journalEntry(
   // The path and the query's strings are slices of the URL's href: with a host longer than any name (a Host header of
   // 60 KiB), each entry would keep that href alive past what the journal's budget counts, so it keeps copies.
   // A cut query's values are slices of the href too, which would keep the whole query alive.
-  const { params, truncated } = boundedQuery(url)
-  const own = truncated || url.host.length > MAX_HOST_NAME ? detached : same
-  const sent = sentSide(sandbox, request, url, params, sentHeaders, own)
+  const kept = boundedQuery(url)
+  const own = kept.truncated || url.host.length > MAX_HOST_NAME ? detached : same
+  const sent = sentSide(sandbox, request, url, kept, sentHeaders, own)
   const { scrubber } = sent
   const entry: JournalEntry = {
     request_id: requestId,
@@ -62,7 +62,7 @@ export function journalEntry(
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
   }
-  if (truncated) entry.query_truncated = true
+  if (kept.truncated) entry.query_truncated = true
   // Set, not spread in: every answer makes an entry, and a spread object is made and copied.
   if (reply) {
     entry.request = sent.message ?? messageOf(sentHeaders!, bodyRead(request) ?? null, adminToken, scrubber)
@@ -96,8 +96,8 @@ function sentSide(
   sandbox: Sandbox,
   request: FetchRequest,
   url: URL,
-  /** The query's parameters the journal keeps: the first `MAX_QUERY_PARAMETERS`. */
-  params: URLSearchParams,
+  /** The query's parameters the journal keeps (the first `MAX_QUERY_PARAMETERS`), and whether it had more. */
+  { params, truncated }: ReturnType<typeof boundedQuery>,
   sentHeaders: [string, string][] | undefined,
   own: (text: string) => string,
 ): SentSide {
@@ -117,8 +117,7 @@ function sentSide(
   if (!bare) return { scrubber, query }
   const message = messageOf(sentHeaders, null, adminToken, scrubber)
   // A cut query is not kept to share: it is not the query as sent.
-  if (params !== url.searchParams || !shownAsSent(message, sentHeaders, query, params))
-    return { scrubber, query, message }
+  if (truncated || !shownAsSent(message, sentHeaders, query, params)) return { scrubber, query, message }
   Object.freeze(message.headers)
   const side = { scrubber, query: Object.freeze(query), message: Object.freeze(message) }
   lastSent.set(sandbox, { organizations: sandbox.organizations, search: url.search, headers: sentHeaders, side })
