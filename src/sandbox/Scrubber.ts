@@ -1,5 +1,11 @@
-import { credentialPairs } from './credentialPairs.js'
-import { credentialsOf, isCredentialName, isPartOfPublicKey, isPublicKey, shownCredential } from './credentials.js'
+import {
+  credentialPairs,
+  credentialsOf,
+  isCredentialName,
+  isPartOfPublicKey,
+  isPublicKey,
+  shownCredential,
+} from './credentials.js'
 
 /**
  * The shortest secret the value rule looks for: a shorter one (a cookie's

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { credentialPairs } from './credentialPairs.js'
-import { isCredentialName } from './credentials.js'
+import { credentialPairs, isCredentialName } from './credentials.js'
 
 describe('credentialPairs', () => {
   it('finds what URLSearchParams finds named like a credential, decoded the same', () => {
