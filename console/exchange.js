@@ -208,6 +208,7 @@ export function replayOf(entry, keys) {
     } else if (SHOWN_BY_ITS_END.test(value)) left.push(`${name} (the journal shows only its end)`)
     else headers[name] = value
   }
+  if (entry.query_truncated) left.push('the query parameters the journal did not keep (past the first 100)')
   if (entry.request?.headers_truncated) left.push('the headers the journal did not keep')
   const cut = entry.request?.body_truncated === true
   if (cut) left.push('its body (the journal kept only its start)')

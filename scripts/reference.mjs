@@ -9,7 +9,7 @@ import { ApiError, createSandbox, ErrorCode, openApiDocument } from '../dist/esm
 /** When each error code comes: every code of the package must have a line (the script stops otherwise). */
 const WHEN = {
   invalid_parameter:
-    'A path or query parameter is malformed or out of range (`param` names it), or a header is (`Prefer`; `Host`: none on HTTP/1.1, two, or not a plain `host[:port]`), or the request target has user information.',
+    'A path or query parameter is malformed or out of range (`param` names it), or repeated, or the query has more than 100 parameters, or a header is (`Prefer`; `Host`: none on HTTP/1.1, two, or not a plain `host[:port]`), or the request target has user information.',
   unknown_parameter: 'A query parameter the endpoint does not take; `details.did_you_mean` names the nearest one.',
   invalid_cursor: 'A cursor that is damaged, of another endpoint, key or filters, or of another world.',
   invalid_json: 'A body that is not JSON, or not a JSON object.',

@@ -14,6 +14,7 @@ import type { Plane, PlaneSteps } from './pipeline.js'
 import { forcedError, NO_PREFERENCES, type Preferences, parsePrefer } from './prefer.js'
 import { ConnectionDropped, type Reply } from './respond.js'
 import { routes } from './routes.js'
+import { boundedQuery } from './queryBound.js'
 
 /**
  * The API, under `/v1/`. Its steps around the pipeline's, in the contract's
@@ -224,9 +225,10 @@ function usageOf(
   route: ApiEndpoint | undefined,
   status: number,
 ): Parameters<Sandbox['usage']['record']> {
-  // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end.
+  // Only the endpoint's own parameters: a name it does not take (a 400) would make the report grow without end. Of a
+  // query past the bound (a 400), those among the first 100, as the journal keeps them: a parse of all costs more.
   const parameters = route
-    ? [...context.url.searchParams.keys()].filter((name) => Object.hasOwn(route.query.shape, name))
+    ? [...boundedQuery(context.url).params.keys()].filter((name) => Object.hasOwn(route.query.shape, name))
     : []
   return [keyInfoOf(presented, context.sandbox.options.adminToken), route, parameters, status]
 }

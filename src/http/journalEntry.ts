@@ -6,6 +6,7 @@ import type { JournalEntry, JournalMessage } from '../schemas/index.js'
 import { detached } from '../text/detached.js'
 import { emptyRecord } from '../data/emptyRecord.js'
 import { bodyRead } from './body.js'
+import { boundedQuery } from './queryBound.js'
 import type { Reply } from './respond.js'
 import type { FetchRequest } from './FetchRequest.js'
 
@@ -46,8 +47,10 @@ export function journalEntry(
   const sentHeaders = reply ? [...request.headers] : undefined
   // The path and the query's strings are slices of the URL's href: with a host longer than any name (a Host header of
   // 60 KiB), each entry would keep that href alive past what the journal's budget counts, so it keeps copies.
-  const own = url.host.length > MAX_HOST_NAME ? detached : same
-  const sent = sentSide(sandbox, request, url, sentHeaders, own)
+  // A cut query's values are slices of the href too, which would keep the whole query alive.
+  const kept = boundedQuery(url)
+  const own = kept.truncated || url.host.length > MAX_HOST_NAME ? detached : same
+  const sent = sentSide(sandbox, request, url, kept, sentHeaders, own)
   const { scrubber } = sent
   const entry: JournalEntry = {
     request_id: requestId,
@@ -59,6 +62,7 @@ export function journalEntry(
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     timestamp: sandbox.clock.iso(),
   }
+  if (kept.truncated) entry.query_truncated = true
   // Set, not spread in: every answer makes an entry, and a spread object is made and copied.
   if (reply) {
     entry.request = sent.message ?? messageOf(sentHeaders!, bodyRead(request) ?? null, adminToken, scrubber)
@@ -92,6 +96,8 @@ function sentSide(
   sandbox: Sandbox,
   request: FetchRequest,
   url: URL,
+  /** The query's parameters the journal keeps (the first `MAX_QUERY_PARAMETERS`), and whether it had more. */
+  { params, truncated }: ReturnType<typeof boundedQuery>,
   sentHeaders: [string, string][] | undefined,
   own: (text: string) => string,
 ): SentSide {
@@ -106,11 +112,12 @@ function sentSide(
     return last.side
   const { adminToken } = sandbox.options
   // The name rule (shownHeader, shownParameter) first, then the value rule for what it left.
-  const scrubber = journalScrubber(sandbox, request, url.searchParams, sentHeaders)
-  const query = queryOf(url.searchParams, adminToken, scrubber, own)
+  const scrubber = journalScrubber(sandbox, request, params, sentHeaders)
+  const query = queryOf(params, adminToken, scrubber, own)
   if (!bare) return { scrubber, query }
   const message = messageOf(sentHeaders, null, adminToken, scrubber)
-  if (!shownAsSent(message, sentHeaders, query, url.searchParams)) return { scrubber, query, message }
+  // A cut query is not kept to share: it is not the query as sent.
+  if (truncated || !shownAsSent(message, sentHeaders, query, params)) return { scrubber, query, message }
   Object.freeze(message.headers)
   const side = { scrubber, query: Object.freeze(query), message: Object.freeze(message) }
   lastSent.set(sandbox, { organizations: sandbox.organizations, search: url.search, headers: sentHeaders, side })

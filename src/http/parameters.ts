@@ -5,9 +5,10 @@ import { detached } from '../text/detached.js'
 import { echoed } from '../text/echoed.js'
 import { thousands } from '../text/thousands.js'
 import { nearest } from './nearest.js'
+import { MAX_QUERY_PARAMETERS, pastTheBound, tooManyParameters } from './queryBound.js'
 
 /**
- * Query parameters: an unknown name, then a repeated one, then each value in
+ * Query parameters: more than `MAX_QUERY_PARAMETERS`, then an unknown name, then a repeated one, then each value in
  * the order the endpoint declares them.
  *
  * @example
@@ -17,6 +18,7 @@ export function parseQuery(
   route: { method: string; path: string; query: z.ZodObject },
   searchParams: URLSearchParams,
 ): Record<string, unknown> {
+  if (searchParams.size > MAX_QUERY_PARAMETERS) throw tooManyParameters()
   const names = Object.keys(route.query.shape)
   const counts = new Map<string, number>()
   for (const [name] of searchParams) {
@@ -54,6 +56,8 @@ export function parseUrlQuery(
   url: URL,
 ): Readonly<Record<string, unknown>> {
   const { search } = url
+  // Counted on the text before `url.searchParams` parses it all.
+  if (pastTheBound(search) !== -1) throw tooManyParameters()
   if (search.length > KEPT_QUERY_LENGTH) return parseQuery(route, url.searchParams)
   let kept = keptQueries.get(route.query)
   if (!kept) {

@@ -1,4 +1,11 @@
-import { credentialsOf, isCredentialName, isPartOfPublicKey, isPublicKey, shownCredential } from './credentials.js'
+import {
+  credentialPairs,
+  credentialsOf,
+  isCredentialName,
+  isPartOfPublicKey,
+  isPublicKey,
+  shownCredential,
+} from './credentials.js'
 
 /**
  * The shortest secret the value rule looks for: a shorter one (a cookie's
@@ -188,7 +195,8 @@ function knownSecrets({ options, organizations }: SecretHolder): string[] {
 export function scrubberOf(
   world: SecretHolder,
   headers: Iterable<[string, string]>,
-  query: URLSearchParams | undefined,
+  /** The query's parameters, or those of them named like a credential (`credentialPairs`). */
+  query: Iterable<[string, string]> | undefined,
 ): Scrubber {
   const { secrets, scrubber } = knownOf(world)
   const sent: string[] = []
@@ -241,14 +249,14 @@ export function journalScrubber(
 }
 
 /**
- * A request URL's query parameters, read from the URL as `Request` has already parsed and written it, without parsing
- * it again: every journal entry asks for it.
+ * A request URL's query parameters named like a credential, read from the URL as `Request` has already parsed and
+ * written it, without parsing the others: every error asks for it.
  */
-function queryOf(url: string): URLSearchParams | undefined {
+function queryOf(url: string): Iterable<[string, string]> | undefined {
   const fragment = url.indexOf('#')
   const beforeFragment = fragment === -1 ? url : url.slice(0, fragment)
   const start = beforeFragment.indexOf('?')
-  return start === -1 ? undefined : new URLSearchParams(beforeFragment.slice(start + 1))
+  return start === -1 ? undefined : credentialPairs(beforeFragment.slice(start + 1))
 }
 
 /**

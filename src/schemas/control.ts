@@ -153,6 +153,8 @@ export const JournalEntry = z.object({
    * an array of its values.
    */
   query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  /** Present, true, when the query had more than 100 parameters (a 400): the journal keeps the first 100. */
+  query_truncated: z.literal(true).optional(),
   status: z.int(),
   /**
    * The Bearer key the request carried (even an unknown one), or null without one: a built-in key whole, the admin

@@ -1,7 +1,7 @@
 import { type IncomingMessage, ServerResponse } from 'node:http'
 import { bearerToken } from '../http/bearerToken.js'
 import type { Reply } from '../http/respond.js'
-import { shownCredential, shownUrl } from '../sandbox/credentials.js'
+import { credentialPairs, shownCredential, shownUrl } from '../sandbox/credentials.js'
 import { echoed } from '../text/echoed.js'
 import type { Sandbox } from '../sandbox/Sandbox.js'
 import { type Scrubber, scrubberOf } from '../sandbox/Scrubber.js'
@@ -89,7 +89,7 @@ function logScrubber(sandbox: Sandbox, request: IncomingMessage, sent: string): 
     else if (value !== undefined) headers.push([name, value])
   }
   const start = sent.indexOf('?')
-  return scrubberOf(sandbox, headers, start === -1 ? undefined : new URLSearchParams(sent.slice(start + 1)))
+  return scrubberOf(sandbox, headers, start === -1 ? undefined : credentialPairs(sent.slice(start + 1)))
 }
 
 /** Headers as name, value, name, value, in the order they go out: `sendReply`'s first ones (CORS), `setHeaders`. */

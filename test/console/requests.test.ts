@@ -390,4 +390,11 @@ describe('replay', () => {
       'its body (the journal kept only its start)',
     ])
   })
+
+  it('says a replay leaves out the query parameters the journal did not keep', () => {
+    const cut = entry(1, { query: { limit: Array(100).fill('2') }, query_truncated: true })
+    const { path, left } = replayOf(cut, KEYS)
+    expect(path).toBe(`/v1/calls?${Array(100).fill('limit=2').join('&')}`)
+    expect(left).toEqual(['the query parameters the journal did not keep (past the first 100)'])
+  })
 })

@@ -92,6 +92,18 @@ describe.each(TOPOLOGIES)('the limits of a fleet over $name', (topology) => {
     expect(floodB! + quiet!).toBeLessThanOrEqual(budget)
   })
 
+  it('keeps in Redis the first 100 parameters of a query of thousands, refused with 400', async () => {
+    const [writer, reader] = [await server(store.url), await server(store.url)]
+    const path = `/sessions/long-query/v1/calls?${Array(7_000).fill('limit=2').join('&')}`
+    const answer = await fetch(`${writer.url}${path}`, { headers: AUTH })
+    expect(answer.status).toBe(400)
+    expect((await answer.json()).error.message).toBe('The query has more than 100 parameters; give at most 100.')
+    const page = await (await fetch(`${reader.url}/sessions/long-query/_sandbox/requests?limit=1`)).json()
+    expect(page.data[0]).toMatchObject({ query: { limit: Array(100).fill('2') }, query_truncated: true })
+    // The 56 KB query was kept whole before: the entry held more than 56 KB in Redis.
+    expect(await journalBytes(store, 'long-query')).toBeLessThan(8_192)
+  })
+
   it('forgets, in the journals’ total, a session whose keys expired in Redis', async () => {
     const servers = [await server(store.url, { sessionTtl: 1_500 }), await server(store.url, { sessionTtl: 1_500 })]
     const read = (session: string) =>
