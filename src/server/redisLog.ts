@@ -101,8 +101,9 @@ export function redisLog(context: LogContext, session: string): SharedLog {
       await context.replicated(head)
       place = { generation, position: reset ? 1 : place.position + 1, tag }
       placed = ticket
-      // The reset removed the session's rules in its append: the fleet's count of rules learns it.
-      if (reset) await recountRules(context, session)
+      // The reset removed the session's rules in its append: the fleet's count of rules learns it. The reset is kept
+      // either way, so a count that fails is not the write's failure: the session's next change of rules tells it.
+      if (reset) await recountRules(context, session).catch(() => undefined)
       // Not waited for: the log is whole either way, and another server may take the lease once it lapses.
       if (due === 1) {
         compact().catch((error: Error) =>
