@@ -101,7 +101,8 @@ const COPIED_FROM = [
   join(ROOT, 'SECURITY.md'),
   join(ROOT, 'Dockerfile'),
   ...readdirSync(join(ROOT, 'examples'), { recursive: true, encoding: 'utf8' })
-    .filter((name) => !/(^|\/)(node_modules|dist)\/|package-lock\.json$/.test(name))
+    // Not what builds leave there (the browser tests build the example into dist/, dist-standalone/, storybook-static/).
+    .filter((name) => !/(^|\/)(node_modules|dist|dist-[\w-]+|storybook-static)\/|package-lock\.json$/.test(name))
     .filter((name) => /\.(md|py|ts|tsx|js|mjs|html|json|ya?ml|sh)$/.test(name))
     .map((name) => join(ROOT, 'examples', name)),
 ]
