@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 
 /**
  * Vite's dev server for a project (`npm run dev`), on 127.0.0.1 and a free port, until it says where it listens.
@@ -29,8 +30,8 @@ export async function startDevServer(
       let output = ''
       const read = (chunk: Buffer) => {
         output += chunk
-        // Vite colours its banner on a terminal only; \S*? would pass over the colour codes anyway.
-        const match = /Local:\s+\S*?(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)
+        // Vite colours its banner on a terminal, and wherever CI is set (picocolors), the port in bold: read without.
+        const match = /Local:\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(stripVTControlCharacters(output))
         if (match) listening(match[1]!)
       }
       child.stdout.on('data', read)
